@@ -1,0 +1,232 @@
+"""Value generalization hierarchies, stored as ARX-format CSV files.
+
+A hierarchy has one row per leaf value, from the leaf (level 0) to the most general level
+(usually ``*``): ``leaf;level1;level2;...;*``. This is the format of the ARX Data Anonymization
+Tool, so users can bring hierarchies made there and edit ours in a spreadsheet.
+
+Internally a hierarchy is an integer matrix ``map[leaf, level]`` of node codes, as in ARX's
+``GeneralizationHierarchy`` ("input -> level -> output"): generalizing a coded column to level
+``L`` is ``map[codes, L]``.
+
+Leaf order. The rows are put in depth-first order on construction (siblings kept in their order of
+first appearance in the file), so every subtree covers a contiguous run of leaf codes. Algorithms
+that need a total order on a categorical attribute (Mondrian's median split, the Hilbert curve) use
+this order, as LeFevre et al. (ICDE 2006) suggest.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from anonlab.errors import AnonlabError
+
+ROOT = "*"
+
+
+class Hierarchy:
+    """A generalization hierarchy over the values of one attribute.
+
+    Parameters
+    ----------
+    rows : sequence of sequence of str
+        One row per leaf: the leaf label followed by its ancestors, most general last. All rows have
+        the same length. If the last level has more than one node, a root level ``*`` is added.
+    name : str, optional
+        The attribute the hierarchy is for (used in messages only).
+
+    Attributes
+    ----------
+    leaves : tuple of str
+        Leaf labels in leaf order (depth-first).
+    height : int
+        Number of levels above the leaves (a flat ``leaf;*`` hierarchy has height 1).
+    """
+
+    def __init__(self, rows: Sequence[Sequence[str]], name: str | None = None) -> None:
+        self.name = name
+        label = f"hierarchy of {name!r}" if name else "hierarchy"
+        rows = [[str(c).strip() for c in r] for r in rows]
+        if not rows:
+            raise AnonlabError(f"{label} has no rows; give one row per leaf value")
+        width = len(rows[0])
+        for i, r in enumerate(rows):
+            if len(r) != width:
+                raise AnonlabError(
+                    f"{label}: row {i + 1} ({';'.join(r)!r}) has {len(r)} levels, row 1 has "
+                    f"{width}; every row must list the leaf and all its ancestors"
+                )
+        if width < 1:
+            raise AnonlabError(f"{label}: rows are empty")
+        if len({r[-1] for r in rows}) > 1 or width == 1:
+            rows = [r + [ROOT] for r in rows]
+            width += 1
+        leaves = [r[0] for r in rows]
+        if len(set(leaves)) != len(leaves):
+            dup = next(v for v in leaves if leaves.count(v) > 1)
+            raise AnonlabError(f"{label}: leaf value {dup!r} appears in more than one row")
+        # Tree check: each node at level j has exactly one parent at level j + 1.
+        for j in range(1, width - 1):
+            parent: dict[str, str] = {}
+            for r in rows:
+                p = parent.setdefault(r[j], r[j + 1])
+                if p != r[j + 1]:
+                    raise AnonlabError(
+                        f"{label}: node {r[j]!r} at level {j} has two parents, {p!r} and "
+                        f"{r[j + 1]!r}; a hierarchy must be a tree"
+                    )
+        # Depth-first order, siblings in order of first appearance.
+        first = [dict() for _ in range(width)]
+        for r in rows:
+            for j, v in enumerate(r):
+                first[j].setdefault(v, len(first[j]))
+        order = sorted(
+            range(len(rows)), key=lambda i: tuple(first[j][rows[i][j]] for j in range(width - 1, -1, -1))
+        )
+        rows = [rows[i] for i in order]
+        self._rows = rows
+        self.leaves: tuple[str, ...] = tuple(r[0] for r in rows)
+        self.height: int = width - 1
+        self._labels: list[np.ndarray] = []
+        cols = []
+        for j in range(width):
+            uniq: dict[str, int] = {}
+            codes = np.fromiter((uniq.setdefault(r[j], len(uniq)) for r in rows), dtype=np.int32)
+            cols.append(codes)
+            self._labels.append(np.array(list(uniq), dtype=object))
+        self.matrix: np.ndarray = np.stack(cols, axis=1)
+        self._leaf_index = {v: i for i, v in enumerate(self.leaves)}
+
+    # ------------------------------------------------------------------ access
+    def __len__(self) -> int:
+        return len(self.leaves)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Hierarchy) and self._rows == other._rows
+
+    def __repr__(self) -> str:
+        return f"Hierarchy({self.name!r}, leaves={len(self.leaves)}, height={self.height})"
+
+    def rows(self) -> list[list[str]]:
+        """The rows in leaf order, leaf first (a copy)."""
+        return [list(r) for r in self._rows]
+
+    def labels(self, level: int) -> np.ndarray:
+        """Node labels at ``level``, indexed by node code."""
+        return self._labels[self._check_level(level)]
+
+    def map(self, level: int) -> np.ndarray:
+        """Leaf code -> node code at ``level`` (int32 array of length ``len(self)``)."""
+        return self.matrix[:, self._check_level(level)]
+
+    def leaf_index(self, values: Sequence[str], attribute: str | None = None) -> np.ndarray:
+        """Leaf codes of ``values``; raises naming the first value absent from the hierarchy."""
+        out = np.empty(len(values), dtype=np.int32)
+        for i, v in enumerate(values):
+            code = self._leaf_index.get(str(v))
+            if code is None:
+                raise AnonlabError(
+                    f"value {v!r} of attribute {attribute or self.name!r} is not a leaf of its "
+                    f"hierarchy (leaves: {_preview(self.leaves)}); add a row for it"
+                )
+            out[i] = code
+        return out
+
+    def node_size(self, level: int) -> np.ndarray:
+        """Number of leaves under each node of ``level``."""
+        return np.bincount(self.map(level), minlength=len(self.labels(level)))
+
+    def lowest_common_level(self, leaf_min: np.ndarray, leaf_max: np.ndarray) -> np.ndarray:
+        """For leaf-code ranges [leaf_min, leaf_max], the lowest level where both ends meet.
+
+        Because subtrees are contiguous in leaf order, the lowest common ancestor of any set of
+        leaves is that of its smallest and largest leaf code.
+        """
+        level = np.full(np.shape(leaf_min), self.height, dtype=np.int32)
+        for j in range(self.height - 1, -1, -1):
+            same = self.matrix[leaf_min, j] == self.matrix[leaf_max, j]
+            level = np.where(same, j, level)
+        return level
+
+    def _check_level(self, level: int) -> int:
+        if not 0 <= level <= self.height:
+            raise AnonlabError(
+                f"level {level} of the hierarchy of {self.name!r} does not exist; valid levels are "
+                f"0..{self.height}"
+            )
+        return level
+
+    # ------------------------------------------------------------------ files
+    @classmethod
+    def read_csv(cls, path: str | os.PathLike, name: str | None = None, sep: str = ";") -> Hierarchy:
+        """Read an ARX-format hierarchy file (one row per leaf, ``sep``-separated)."""
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except OSError as exc:
+            raise AnonlabError(f"cannot read hierarchy file {str(path)!r}: {exc.strerror}") from None
+        rows = [line.split(sep) for line in text.splitlines() if line.strip()]
+        return cls(rows, name=name or path.stem)
+
+    def to_csv(self, path: str | os.PathLike | None = None, sep: str = ";") -> str:
+        """Write in ARX format; returns the text. Written to a temporary file, then renamed."""
+        buf = io.StringIO()
+        for r in self._rows:
+            buf.write(sep.join(r) + "\n")
+        text = buf.getvalue()
+        if path is not None:
+            path = Path(path)
+            tmp = path.with_name(path.name + ".tmp")
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, path)
+        return text
+
+    # ------------------------------------------------------------------ builders
+    @classmethod
+    def flat(cls, values: Sequence[str], name: str | None = None) -> Hierarchy:
+        """Suppression only: every value generalizes directly to ``*`` (height 1)."""
+        return cls([[str(v), ROOT] for v in values], name=name)
+
+    @classmethod
+    def intervals(
+        cls,
+        values: Sequence[float] | np.ndarray,
+        widths: Sequence[float],
+        *,
+        origin: float = 0,
+        name: str | None = None,
+    ) -> Hierarchy:
+        """Fixed-width interval levels over numeric leaves, then ``*``.
+
+        ``widths`` must each divide the next so the levels nest (e.g. ``(5, 10, 20, 40)`` as in
+        Martin et al., ICDE 2007, §6). A value ``v`` at width ``w`` falls in
+        ``[origin + w*floor((v-origin)/w), ... + w[``, written ``[a-b[`` as ARX does.
+        """
+        widths = [float(w) for w in widths]
+        for a, b in zip(widths, widths[1:], strict=False):
+            if a <= 0 or b % a:
+                raise AnonlabError(
+                    f"interval widths {widths} must be positive and each must divide the next"
+                )
+        vals = np.unique(np.asarray(values, dtype=float))
+        rows = []
+        for v in vals:
+            row = [_fmt(v)]
+            for w in widths:
+                lo = origin + w * np.floor((v - origin) / w)
+                row.append(f"[{_fmt(lo)}-{_fmt(lo + w)}[")
+            rows.append(row + [ROOT])
+        return cls(rows, name=name)
+
+
+def _fmt(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+def _preview(items: Sequence[str], n: int = 8) -> str:
+    shown = ", ".join(map(str, items[:n]))
+    return shown + (f", ... ({len(items)} in all)" if len(items) > n else "")

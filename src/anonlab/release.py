@@ -1,0 +1,245 @@
+"""The published table T*: a group id per record, how the groups are published, and provenance.
+
+A :class:`Release` is the publisher's copy. It holds the original :class:`~anonlab.table.Table`
+(ground truth: original sensitive values and input row ids) beside what is published, so that
+attacks can be scored. What an attacker sees is :meth:`Release.published`, a
+:class:`PublishedView` that carries no original sensitive value and no input row id.
+
+Two publishing schemes (Xiao & Tao, VLDB 2006; Wong et al., "foreground knowledge", §2):
+
+* *generalization*: each record's quasi-identifiers are replaced by its group's generalized
+  values — for a numeric attribute the range ``[min-max]`` of the group, for a categorical one the
+  lowest common ancestor of the group's values in the attribute's hierarchy, or, without a
+  hierarchy, the set of values that occur in the group (``{a,b}``). Sensitive values are listed per
+  record.
+* *bucketization* (Anatomy): a quasi-identifier table (QIT) with exact values and the group id,
+  and a sensitive table (ST) of (group, value, count).
+
+Choice where the papers are silent: numeric ranges are the group's own minimum and maximum (as
+Mondrian publishes them), not hierarchy intervals; under the uniformity assumption used for
+estimation, a range covers the distinct values of the attribute's domain between its ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from anonlab.errors import AnonlabError
+from anonlab.grouping import dense_group_ids, group_histogram, group_min_max, group_sizes
+from anonlab.schema import Kind
+from anonlab.table import Table
+
+SCHEMES = ("generalization", "bucketization")
+
+
+@dataclass(frozen=True)
+class GeneralizedAttribute:
+    """How one quasi-identifier is published under generalization, per group.
+
+    Attributes
+    ----------
+    name : str
+    labels : ndarray of shape (n_groups,), dtype=object
+        The published value of each group (``[20-29]``, a hierarchy node, ``{a,b}``).
+    lo, hi : ndarray of shape (n_groups,), dtype=int32
+        For numeric attributes: the covered code range (inclusive).
+    mask : ndarray of shape (n_groups, n_values), dtype=bool, or None
+        For categorical attributes: which values each group's published value covers.
+    """
+
+    name: str
+    labels: np.ndarray
+    lo: np.ndarray | None = None
+    hi: np.ndarray | None = None
+    mask: np.ndarray | None = None
+
+    def cover_size(self) -> np.ndarray:
+        """Number of domain values each group's published value covers."""
+        if self.mask is not None:
+            return self.mask.sum(axis=1)
+        return (self.hi - self.lo + 1).astype(np.int64)
+
+    def covered(self, predicate: np.ndarray) -> np.ndarray:
+        """Per group, how many covered values a predicate (bool mask over the domain) selects."""
+        if self.mask is not None:
+            return self.mask.astype(np.int64) @ predicate.astype(np.int64)
+        cum = np.r_[0, np.cumsum(predicate, dtype=np.int64)]
+        return cum[self.hi + 1] - cum[self.lo]
+
+
+@dataclass(frozen=True)
+class PublishedView:
+    """What the adversary sees: no original sensitive value, no input row id.
+
+    Record ``i`` of the view is record ``i`` of the table (the worst-case assumption of the
+    literature: the adversary knows each target's exact quasi-identifiers and group).
+    """
+
+    scheme: str
+    quasi_identifiers: tuple[str, ...]
+    sensitive: str
+    sensitive_values: np.ndarray
+    group: np.ndarray
+    n_groups: int
+    sensitive_histogram: np.ndarray
+    qi_codes: dict[str, np.ndarray] = field(repr=False)
+    generalization: dict[str, GeneralizedAttribute] | None = field(default=None, repr=False)
+
+
+class Release:
+    """T*, the publisher's copy: groups, scheme, published sensitive values and manifest.
+
+    Parameters
+    ----------
+    table : Table
+        The original table (ground truth).
+    group : ndarray of shape (n_rows,)
+        Group (QI-group, equivalence class, bucket) of each record; renumbered to 0..G-1.
+    scheme : {"generalization", "bucketization"}
+    manifest : dict
+        How the release was made: algorithm, parameters, seed. Schema, sizes and the anonlab
+        version are added here.
+    published_sensitive : ndarray of shape (n_rows,), optional
+        Sensitive codes as published, where an algorithm perturbs them (MASK); default: original.
+    """
+
+    def __init__(
+        self,
+        table: Table,
+        group: np.ndarray,
+        scheme: str,
+        manifest: dict | None = None,
+        published_sensitive: np.ndarray | None = None,
+    ) -> None:
+        from anonlab import __version__
+
+        if scheme not in SCHEMES:
+            raise AnonlabError(f"scheme must be one of {list(SCHEMES)}, got {scheme!r}")
+        group = np.asarray(group)
+        if group.shape != (table.n_rows,):
+            raise AnonlabError(
+                f"group must have one id per record ({table.n_rows}), got shape {group.shape}"
+            )
+        table.require_sensitive()
+        self.table = table
+        self.group, self.n_groups = dense_group_ids(group)
+        self.scheme = scheme
+        self.published_sensitive = (
+            None if published_sensitive is None else np.asarray(published_sensitive, np.int32)
+        )
+        manifest = dict(manifest or {})
+        manifest.setdefault("algorithm", "unknown")
+        manifest.setdefault("parameters", {})
+        manifest.setdefault("seed", None)
+        manifest["scheme"] = scheme
+        manifest["schema"] = table.schema.to_json()
+        manifest["rows"] = int(table.n_rows)
+        manifest["groups"] = int(self.n_groups)
+        manifest["dropped"] = table.dropped
+        manifest["perturbed_records"] = int(
+            0 if self.published_sensitive is None
+            else np.count_nonzero(self.published_sensitive != table.codes[table.sensitive])
+        )
+        manifest.setdefault("anonlab_version", __version__)
+        self.manifest = manifest
+
+    def __repr__(self) -> str:
+        return (
+            f"Release({self.manifest['algorithm']!r}, scheme={self.scheme!r}, "
+            f"rows={self.table.n_rows}, groups={self.n_groups})"
+        )
+
+    # ------------------------------------------------------------------ basics
+    @property
+    def quasi_identifiers(self) -> tuple[str, ...]:
+        return self.table.quasi_identifiers
+
+    @property
+    def sensitive(self) -> str:
+        return self.table.require_sensitive()
+
+    @property
+    def sensitive_codes(self) -> np.ndarray:
+        """The sensitive codes as published (perturbed where the algorithm perturbs)."""
+        if self.published_sensitive is not None:
+            return self.published_sensitive
+        return self.table.codes[self.sensitive]
+
+    @cached_property
+    def group_sizes(self) -> np.ndarray:
+        return group_sizes(self.group, self.n_groups)
+
+    @cached_property
+    def sensitive_histogram(self) -> np.ndarray:
+        """Published sensitive counts, shape (n_groups, n_sensitive_values)."""
+        return group_histogram(
+            self.group, self.sensitive_codes, self.n_groups, self.table.domain_size(self.sensitive)
+        )
+
+    def sensitive_mask(self, sensitive_values: Sequence[str] | None) -> np.ndarray:
+        """Bool mask over the sensitive domain for a list of value labels (None: all values)."""
+        return self.table.value_mask(self.sensitive, sensitive_values)
+
+    # ------------------------------------------------------------------ published form
+    @cached_property
+    def generalization(self) -> dict[str, GeneralizedAttribute]:
+        """Each quasi-identifier's published value per group, under the generalization scheme."""
+        return {q: self._generalize(q) for q in self.quasi_identifiers}
+
+    def _generalize(self, name: str) -> GeneralizedAttribute:
+        table = self.table
+        att = table.schema[name]
+        codes = table.codes[name]
+        values = table.values[name]
+        lo, hi = group_min_max(self.group, codes, self.n_groups)
+        if att.kind is Kind.NUMERIC:
+            vlo, vhi = values[lo], values[hi]
+            labels = np.array(
+                [f"{a}" if a == b else f"[{a}-{b}]" for a, b in zip(vlo, vhi, strict=True)],
+                dtype=object,
+            )
+            return GeneralizedAttribute(name, labels, lo=lo.astype(np.int32), hi=hi.astype(np.int32))
+        if att.hierarchy is not None:
+            h = att.hierarchy
+            leaf = table.leaf_codes(name)
+            level = h.lowest_common_level(leaf[lo], leaf[hi])
+            node = h.matrix[leaf[lo], level]
+            per_value = h.matrix[leaf]  # (n_values, height + 1)
+            mask = per_value[:, level].T == node[:, None]
+            labels = np.array(
+                [h.labels(lv)[nd] for lv, nd in zip(level, node, strict=True)], dtype=object
+            )
+            return GeneralizedAttribute(name, labels, mask=mask)
+        mask = group_histogram(self.group, codes, self.n_groups, len(values)) > 0
+        labels = np.array(
+            [
+                str(values[row][0]) if row.sum() == 1 else "{" + ",".join(map(str, values[row])) + "}"
+                for row in mask
+            ],
+            dtype=object,
+        )
+        return GeneralizedAttribute(name, labels, mask=mask)
+
+    def published(self) -> PublishedView:
+        """The adversary's view of this release (see :class:`PublishedView`)."""
+        return PublishedView(
+            scheme=self.scheme,
+            quasi_identifiers=self.quasi_identifiers,
+            sensitive=self.sensitive,
+            sensitive_values=self.table.values[self.sensitive],
+            group=self.group,
+            n_groups=self.n_groups,
+            sensitive_histogram=self.sensitive_histogram,
+            qi_codes={q: self.table.codes[q] for q in self.quasi_identifiers},
+            generalization=self.generalization if self.scheme == "generalization" else None,
+        )
+
+    def with_scheme(self, scheme: str) -> Release:
+        """The same groups published under the other scheme."""
+        return Release(
+            self.table, self.group, scheme, dict(self.manifest), self.published_sensitive
+        )

@@ -1,0 +1,450 @@
+"""Release files: save and load the publisher's copy, export what is published, import releases
+made elsewhere.
+
+Directory layout written by :func:`save_release`::
+
+    DIR/manifest.json                  how the release was made (algorithm, parameters, seed, schema)
+    DIR/publisher/records.parquet      ground truth: input row id, group, original values
+    DIR/publisher/hierarchies/*.csv    the hierarchies used (ARX format)
+    DIR/published/...                  the export: generalized.csv, or qit.csv + st.csv
+
+Only ``published/`` is meant to leave the publisher. Exported rows are shuffled with the release's
+seed (never in input order), groups' sensitive values are given as counts sorted by value (never
+in member order), and no input row id or original sensitive value is written there.
+
+Everything is written to a temporary directory first and renamed into place, so a failure leaves
+no half-written output.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from anonlab.errors import AnonlabError
+from anonlab.hierarchy import Hierarchy
+from anonlab.release import Release
+from anonlab.schema import Kind
+from anonlab.table import Table, read_frame
+
+PUBLISHED_SENSITIVE = "__published_sensitive__"
+GROUP_COLUMN = "group"
+
+
+# ---------------------------------------------------------------------- atomic output
+@contextlib.contextmanager
+def atomic_directory(out: str | os.PathLike, force: bool = False) -> Iterator[Path]:
+    """Yield a temporary directory that replaces ``out`` only if the block succeeds."""
+    out = Path(out)
+    if out.exists() and not force:
+        raise AnonlabError(
+            f"output directory {str(out)!r} already exists; choose another or pass --force"
+        )
+    if out.exists() and not out.is_dir():
+        raise AnonlabError(f"output path {str(out)!r} exists and is not a directory")
+    parent = out.parent if str(out.parent) else Path(".")
+    if not parent.exists():
+        raise AnonlabError(f"the folder {str(parent)!r} for the output does not exist")
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=parent))
+    try:
+        yield tmp
+        if out.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=parent))
+            os.replace(out, old / "x")
+            os.replace(tmp, out)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    """Write a file through a temporary name in the same folder."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+# ---------------------------------------------------------------------- export
+def _export_rng(release: Release) -> np.random.Generator:
+    seed = release.manifest.get("seed")
+    return np.random.default_rng(0 if seed is None else int(seed))
+
+
+def generalized_frame(release: Release) -> pd.DataFrame:
+    """The release as one generalized table (like ARX's output), rows shuffled, with GID."""
+    table = release.table
+    gen = release.generalization
+    cols: dict[str, np.ndarray] = {GROUP_COLUMN: release.group}
+    for q in release.quasi_identifiers:
+        cols[q] = gen[q].labels[release.group]
+    for a in table.schema.insensitive:
+        cols[a] = table.column(a)
+    cols[release.sensitive] = table.values[release.sensitive][release.sensitive_codes]
+    order = _export_rng(release).permutation(table.n_rows)
+    return pd.DataFrame({k: v[order] for k, v in cols.items()})
+
+
+def bucketized_frames(release: Release) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The QIT (exact QI + group, rows shuffled) and ST (group, value, count; sorted)."""
+    table = release.table
+    cols: dict[str, np.ndarray] = {GROUP_COLUMN: release.group}
+    for q in release.quasi_identifiers:
+        cols[q] = table.column(q)
+    for a in table.schema.insensitive:
+        cols[a] = table.column(a)
+    order = _export_rng(release).permutation(table.n_rows)
+    qit = pd.DataFrame({k: v[order] for k, v in cols.items()})
+    hist = release.sensitive_histogram
+    g, v = np.nonzero(hist)
+    st = pd.DataFrame(
+        {
+            GROUP_COLUMN: g,
+            release.sensitive: table.values[release.sensitive][v],
+            "count": hist[g, v],
+        }
+    )
+    return qit, st
+
+
+def write_published(release: Release, folder: Path) -> list[str]:
+    """Write the export for the release's scheme into ``folder``; returns the file names."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if release.scheme == "generalization":
+        generalized_frame(release).to_csv(folder / "generalized.csv", index=False)
+        return ["generalized.csv"]
+    qit, st = bucketized_frames(release)
+    qit.to_csv(folder / "qit.csv", index=False)
+    st.to_csv(folder / "st.csv", index=False)
+    return ["qit.csv", "st.csv"]
+
+
+# ---------------------------------------------------------------------- save / load
+def save_release(release: Release, out: str | os.PathLike, force: bool = False) -> Path:
+    """Save the publisher's copy and the export to directory ``out`` (atomically)."""
+    table = release.table
+    with atomic_directory(out, force) as tmp:
+        pub = tmp / "publisher"
+        (pub / "hierarchies").mkdir(parents=True)
+        frame = table.to_frame()
+        frame.insert(0, GROUP_COLUMN, release.group)
+        frame.insert(0, "row_id", table.row_id)
+        if release.published_sensitive is not None:
+            frame[PUBLISHED_SENSITIVE] = table.values[release.sensitive][
+                release.published_sensitive
+            ]
+        _to_parquet(frame, pub / "records.parquet")
+        for a in table.schema.attributes:
+            if a.hierarchy is not None:
+                a.hierarchy.to_csv(pub / "hierarchies" / f"{a.name}.csv")
+        files = write_published(release, tmp / "published")
+        manifest = dict(release.manifest, published_files=files)
+        (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, default=_json_default))
+    return Path(out)
+
+
+def load_release(path: str | os.PathLike) -> Release:
+    """Load a release directory written by :func:`save_release`."""
+    path = Path(path)
+    mpath = path / "manifest.json"
+    if not mpath.is_file():
+        raise AnonlabError(
+            f"{str(path)!r} is not a release directory (no manifest.json); make one with "
+            "`anonlab anonymize ... --out DIR` or import one with `anonlab import`"
+        )
+    try:
+        manifest = json.loads(mpath.read_text())
+        frame = pd.read_parquet(path / "publisher" / "records.parquet")
+    except (OSError, ValueError) as exc:
+        raise AnonlabError(f"cannot read release {str(path)!r}: {exc}") from None
+    schema = manifest["schema"]
+    hierarchies = {}
+    for a in schema:
+        hp = path / "publisher" / "hierarchies" / f"{a['name']}.csv"
+        if hp.is_file():
+            hierarchies[a["name"]] = Hierarchy.read_csv(hp, name=a["name"])
+    table = Table.from_frame(
+        frame,
+        quasi_identifiers=[a["name"] for a in schema if a["role"] == "quasi-identifier"],
+        sensitive=next(a["name"] for a in schema if a["role"] == "sensitive"),
+        insensitive=[a["name"] for a in schema if a["role"] == "insensitive"],
+        identifiers=["row_id", GROUP_COLUMN]
+        + ([PUBLISHED_SENSITIVE] if PUBLISHED_SENSITIVE in frame.columns else []),
+        numeric=[a["name"] for a in schema if a["kind"] == "numeric"],
+        hierarchies=hierarchies,
+    )
+    table.row_id = frame["row_id"].to_numpy()
+    table.dropped = manifest.get("dropped", {})
+    published = None
+    if PUBLISHED_SENSITIVE in frame.columns:
+        published = _codes_of(table, table.sensitive, frame[PUBLISHED_SENSITIVE].to_numpy())
+    manifest.pop("published_files", None)
+    return Release(table, frame[GROUP_COLUMN].to_numpy(), manifest["scheme"], manifest, published)
+
+
+def _to_parquet(frame: pd.DataFrame, path: Path) -> None:
+    frame.to_parquet(path, index=False, compression="zstd")
+
+
+def _json_default(obj: object) -> object:
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return float(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    raise TypeError(f"not JSON serializable: {type(obj).__name__}")
+
+
+def _codes_of(table: Table, name: str, labels: np.ndarray) -> np.ndarray:
+    """Codes of decoded labels of column ``name`` (raises naming an unknown value)."""
+    values = table.values[name]
+    if table.schema[name].kind is Kind.NUMERIC:
+        lookup = {float(v): i for i, v in enumerate(values)}
+        key = float
+    else:
+        lookup = {str(v): i for i, v in enumerate(values)}
+        key = str
+    out = np.empty(len(labels), dtype=np.int32)
+    for i, v in enumerate(labels):
+        code = lookup.get(key(v))
+        if code is None:
+            raise AnonlabError(f"value {v!r} of column {name!r} does not occur in the original data")
+        out[i] = code
+    return out
+
+
+# ---------------------------------------------------------------------- import
+_RANGE = re.compile(r"^\s*([\[\(]?)\s*(-?[\d.]+)\s*(?:-|,|\.\.)\s*(-?[\d.]+)\s*([\]\[\)]?)\s*$")
+
+
+def _cover_mask(table: Table, name: str, label: str) -> np.ndarray:
+    """Which domain values of attribute ``name`` a published label covers."""
+    att = table.schema[name]
+    values = table.values[name]
+    label = str(label).strip()
+    if label in ("*", ""):
+        return np.ones(len(values), dtype=bool)
+    if att.kind is Kind.NUMERIC:
+        x = values.astype(float)
+        m = _RANGE.match(label)
+        if m:
+            a, b = float(m.group(2)), float(m.group(3))
+            upper_open = m.group(4) in ("[", ")")
+            lower_open = m.group(1) == "("
+            lo_ok = x > a if lower_open else x >= a
+            hi_ok = x < b if upper_open else x <= b
+            return lo_ok & hi_ok
+        try:
+            return x == float(label)
+        except ValueError:
+            pass
+    labels = np.array([str(v) for v in values], dtype=object)
+    if label.startswith("{") and label.endswith("}"):
+        members = {s.strip() for s in label[1:-1].split(",")}
+        return np.isin(labels, list(members))
+    exact = labels == label
+    if exact.any() or att.hierarchy is None:
+        if not exact.any():
+            raise AnonlabError(
+                f"published value {label!r} of column {name!r} is neither a value of the "
+                "original data nor a range; give the hierarchy that defines it"
+            )
+        return exact
+    h = att.hierarchy
+    rows = h.matrix[table.leaf_codes(name)]
+    mask = np.zeros(len(values), dtype=bool)
+    found = False
+    for level in range(1, h.height + 1):
+        hit = np.flatnonzero(h.labels(level) == label)
+        if len(hit):
+            found = True
+            mask |= rows[:, level] == hit[0]
+    if not found:
+        raise AnonlabError(
+            f"published value {label!r} of column {name!r} is not a node of its hierarchy"
+        )
+    return mask
+
+
+def import_generalized(
+    path: str | os.PathLike,
+    original: Table,
+    *,
+    group_column: str | None = None,
+    sep: str = ",",
+) -> Release:
+    """Import a generalized table made elsewhere (e.g. ARX output) against the original table.
+
+    Equivalence classes are the rows with equal published quasi-identifiers (or equal values of
+    ``group_column`` when given). Records are matched to rows in the same order when the file is
+    row-aligned with the original (ARX keeps the input order); otherwise each original record is
+    assigned to a class whose published values cover its own and whose published sensitive values
+    still hold its value (classes with fewest candidates first). A record that fits no class is an
+    error naming it.
+    """
+    frame = read_frame(path, sep=sep)
+    frame = frame.astype(str)
+    sens = original.require_sensitive()
+    qi = list(original.quasi_identifiers)
+    for c in qi + [sens] + ([group_column] if group_column else []):
+        if c not in frame.columns:
+            raise AnonlabError(
+                f"column {c!r} is missing from {str(path)!r}; it has columns {list(frame.columns)}"
+            )
+    if len(frame) != original.n_rows:
+        raise AnonlabError(
+            f"{str(path)!r} has {len(frame)} rows but the original table has {original.n_rows}; "
+            "a release must publish every record (suppressed records as '*')"
+        )
+    # Per QI: distinct labels -> cover masks over the domain.
+    label_ids, covers = {}, {}
+    for q in qi:
+        ids, uniq = pd.factorize(frame[q].to_numpy())
+        label_ids[q] = ids
+        covers[q] = np.stack([_cover_mask(original, q, u) for u in uniq])
+    key_cols = [group_column] if group_column else qi
+    cls_ids, _ = pd.factorize(pd.MultiIndex.from_frame(frame[key_cols]))
+    pub_sens = _codes_of(original, sens, frame[sens].to_numpy())
+    orig_sens = original.codes[sens]
+    aligned = np.array_equal(pub_sens, orig_sens) and all(
+        covers[q][label_ids[q], original.codes[q]].all() for q in qi
+    )
+    if aligned:
+        group = cls_ids
+    else:
+        group = _match_records(original, qi, label_ids, covers, cls_ids, pub_sens)
+    manifest = {
+        "algorithm": "imported",
+        "parameters": {"source": str(path), "format": "generalized-csv",
+                       "row_aligned": bool(aligned)},
+        "seed": None,
+    }
+    return Release(original, group, "generalization", manifest)
+
+
+def _match_records(original, qi, label_ids, covers, cls_ids, pub_sens) -> np.ndarray:
+    n_cls = int(cls_ids.max()) + 1
+    # One representative row per class gives its label ids.
+    first = np.zeros(n_cls, dtype=np.int64)
+    first[cls_ids[::-1]] = np.arange(len(cls_ids))[::-1]
+    cls_label = {q: label_ids[q][first] for q in qi}
+    remaining: dict[tuple[int, int], int] = defaultdict(int)
+    for c, s in zip(cls_ids.tolist(), pub_sens.tolist(), strict=True):
+        remaining[(c, s)] += 1
+    sens = original.codes[original.sensitive]
+    candidates: list[np.ndarray] = []
+    chunk = 512
+    for start in range(0, original.n_rows, chunk):
+        rows = slice(start, start + chunk)
+        ok = np.ones((min(chunk, original.n_rows - start), n_cls), dtype=bool)
+        for q in qi:
+            ok &= covers[q][cls_label[q]][:, original.codes[q][rows]].T
+        candidates.extend(np.flatnonzero(r) for r in ok)
+    group = np.full(original.n_rows, -1, dtype=np.int64)
+    for i in sorted(range(original.n_rows), key=lambda i: len(candidates[i])):
+        for c in candidates[i]:
+            if remaining[(int(c), int(sens[i]))] > 0:
+                remaining[(int(c), int(sens[i]))] -= 1
+                group[i] = c
+                break
+        else:
+            raise AnonlabError(
+                f"original record {int(original.row_id[i]) + 1} fits no published class (its "
+                "quasi-identifiers are covered by none with its sensitive value left); is this "
+                "the original of that release?"
+            )
+    return group
+
+
+def import_bucketized(
+    qit_path: str | os.PathLike,
+    st_path: str | os.PathLike,
+    original: Table,
+    *,
+    group_column: str = GROUP_COLUMN,
+    count_column: str = "count",
+    sep: str = ",",
+) -> Release:
+    """Import an Anatomy-style QIT/ST pair made elsewhere against the original table.
+
+    Each original record is matched to a QIT row with the same exact quasi-identifiers whose
+    group still needs the record's sensitive value according to the ST counts.
+    """
+    qit = read_frame(qit_path, sep=sep).astype(str)
+    st = read_frame(st_path, sep=sep)
+    sens = original.require_sensitive()
+    qi = list(original.quasi_identifiers)
+    for c in qi + [group_column]:
+        if c not in qit.columns:
+            raise AnonlabError(f"column {c!r} is missing from QIT {str(qit_path)!r}")
+    for c in (group_column, sens, count_column):
+        if c not in st.columns:
+            raise AnonlabError(f"column {c!r} is missing from ST {str(st_path)!r}")
+    if len(qit) != original.n_rows:
+        raise AnonlabError(
+            f"QIT {str(qit_path)!r} has {len(qit)} rows, the original table {original.n_rows}"
+        )
+    need: dict[tuple[str, int], int] = defaultdict(int)
+    st_codes = _codes_of(original, sens, st[sens].to_numpy())
+    for g, s, c in zip(st[group_column].astype(str), st_codes.tolist(), st[count_column], strict=True):
+        need[(g, s)] += int(c)
+    slots: dict[tuple, list[str]] = defaultdict(list)
+    numeric = [original.schema[q].kind is Kind.NUMERIC for q in qi]
+    try:
+        qit_keys = _row_keys([qit[q].to_numpy() for q in qi], numeric)
+    except ValueError as exc:
+        raise AnonlabError(f"QIT {str(qit_path)!r} has a non-numeric value: {exc}") from None
+    for key, g in zip(qit_keys, qit[group_column].tolist(), strict=True):
+        slots[key].append(g)
+    orig_keys = _row_keys([original.column(q) for q in qi], numeric)
+    sens_codes = original.codes[sens].tolist()
+    group_label = []
+    for i, (key, s) in enumerate(zip(orig_keys, sens_codes, strict=True)):
+        options = slots.get(key, [])
+        for j, g in enumerate(options):
+            if need[(g, s)] > 0:
+                need[(g, s)] -= 1
+                group_label.append(g)
+                options.pop(j)
+                break
+        else:
+            raise AnonlabError(
+                f"original record {int(original.row_id[i]) + 1} matches no QIT row whose group "
+                "still needs its sensitive value; is this the original of that release?"
+            )
+    group, _ = pd.factorize(np.array(group_label, dtype=object))
+    manifest = {
+        "algorithm": "imported",
+        "parameters": {"source": [str(qit_path), str(st_path)], "format": "qit-st"},
+        "seed": None,
+    }
+    return Release(original, group, "bucketization", manifest)
+
+
+def _row_keys(columns: Sequence[np.ndarray], numeric: Sequence[bool]) -> list[tuple]:
+    """Normalised QI tuples (numbers as floats, labels as stripped str), one per row."""
+    cols = [
+        [float(v) for v in raw] if num else [str(v).strip() for v in raw]
+        for raw, num in zip(columns, numeric, strict=True)
+    ]
+    return list(zip(*cols, strict=True))
