@@ -30,12 +30,12 @@ def check_float(
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise AnonlabError(f"parameter {name!r} must be a number, got {value!r}")
     value = float(value)
-    if not np.isfinite(value) or (low is not None and value < low) or (
-        high is not None and value > high
+    if (
+        not np.isfinite(value)
+        or (low is not None and value < low)
+        or (high is not None and value > high)
     ):
-        raise AnonlabError(
-            f"parameter {name!r} must be a number in [{low}, {high}], got {value!r}"
-        )
+        raise AnonlabError(f"parameter {name!r} must be a number in [{low}, {high}], got {value!r}")
     return value
 
 

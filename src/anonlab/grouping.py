@@ -22,7 +22,9 @@ def group_histogram(
     return np.bincount(flat, minlength=n_groups * n_values).reshape(n_groups, n_values)
 
 
-def group_min_max(group: np.ndarray, codes: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+def group_min_max(
+    group: np.ndarray, codes: np.ndarray, n_groups: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Smallest and largest code in each (non-empty) group."""
     order = np.argsort(group, kind="stable")
     g_sorted = group[order]

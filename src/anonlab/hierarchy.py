@@ -85,7 +85,8 @@ class Hierarchy:
             for j, v in enumerate(r):
                 first[j].setdefault(v, len(first[j]))
         order = sorted(
-            range(len(rows)), key=lambda i: tuple(first[j][rows[i][j]] for j in range(width - 1, -1, -1))
+            range(len(rows)),
+            key=lambda i: tuple(first[j][rows[i][j]] for j in range(width - 1, -1, -1)),
         )
         rows = [rows[i] for i in order]
         self._rows = rows
@@ -162,13 +163,17 @@ class Hierarchy:
 
     # ------------------------------------------------------------------ files
     @classmethod
-    def read_csv(cls, path: str | os.PathLike, name: str | None = None, sep: str = ";") -> Hierarchy:
+    def read_csv(
+        cls, path: str | os.PathLike, name: str | None = None, sep: str = ";"
+    ) -> Hierarchy:
         """Read an ARX-format hierarchy file (one row per leaf, ``sep``-separated)."""
         path = Path(path)
         try:
             text = path.read_text(encoding="utf-8-sig")
         except OSError as exc:
-            raise AnonlabError(f"cannot read hierarchy file {str(path)!r}: {exc.strerror}") from None
+            raise AnonlabError(
+                f"cannot read hierarchy file {str(path)!r}: {exc.strerror}"
+            ) from None
         rows = [line.split(sep) for line in text.splitlines() if line.strip()]
         return cls(rows, name=name or path.stem)
 

@@ -141,7 +141,8 @@ class Release:
         manifest["groups"] = int(self.n_groups)
         manifest["dropped"] = table.dropped
         manifest["perturbed_records"] = int(
-            0 if self.published_sensitive is None
+            0
+            if self.published_sensitive is None
             else np.count_nonzero(self.published_sensitive != table.codes[table.sensitive])
         )
         manifest.setdefault("anonlab_version", __version__)
@@ -202,7 +203,9 @@ class Release:
                 [f"{a}" if a == b else f"[{a}-{b}]" for a, b in zip(vlo, vhi, strict=True)],
                 dtype=object,
             )
-            return GeneralizedAttribute(name, labels, lo=lo.astype(np.int32), hi=hi.astype(np.int32))
+            return GeneralizedAttribute(
+                name, labels, lo=lo.astype(np.int32), hi=hi.astype(np.int32)
+            )
         if att.hierarchy is not None:
             h = att.hierarchy
             leaf = table.leaf_codes(name)
@@ -217,7 +220,9 @@ class Release:
         mask = group_histogram(self.group, codes, self.n_groups, len(values)) > 0
         labels = np.array(
             [
-                str(values[row][0]) if row.sum() == 1 else "{" + ",".join(map(str, values[row])) + "}"
+                str(values[row][0])
+                if row.sum() == 1
+                else "{" + ",".join(map(str, values[row])) + "}"
                 for row in mask
             ],
             dtype=object,

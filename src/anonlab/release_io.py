@@ -3,7 +3,7 @@ made elsewhere.
 
 Directory layout written by :func:`save_release`::
 
-    DIR/manifest.json                  how the release was made (algorithm, parameters, seed, schema)
+    DIR/manifest.json                  how it was made (algorithm, parameters, seed, schema)
     DIR/publisher/records.parquet      ground truth: input row id, group, original values
     DIR/publisher/hierarchies/*.csv    the hierarchies used (ARX format)
     DIR/published/...                  the export: generalized.csv, or qit.csv + st.csv
@@ -228,7 +228,9 @@ def _codes_of(table: Table, name: str, labels: np.ndarray) -> np.ndarray:
     for i, v in enumerate(labels):
         code = lookup.get(key(v))
         if code is None:
-            raise AnonlabError(f"value {v!r} of column {name!r} does not occur in the original data")
+            raise AnonlabError(
+                f"value {v!r} of column {name!r} does not occur in the original data"
+            )
         out[i] = code
     return out
 
@@ -335,8 +337,11 @@ def import_generalized(
         group = _match_records(original, qi, label_ids, covers, cls_ids, pub_sens)
     manifest = {
         "algorithm": "imported",
-        "parameters": {"source": str(path), "format": "generalized-csv",
-                       "row_aligned": bool(aligned)},
+        "parameters": {
+            "source": str(path),
+            "format": "generalized-csv",
+            "row_aligned": bool(aligned),
+        },
         "seed": None,
     }
     return Release(original, group, "generalization", manifest)
@@ -406,7 +411,9 @@ def import_bucketized(
         )
     need: dict[tuple[str, int], int] = defaultdict(int)
     st_codes = _codes_of(original, sens, st[sens].to_numpy())
-    for g, s, c in zip(st[group_column].astype(str), st_codes.tolist(), st[count_column], strict=True):
+    for g, s, c in zip(
+        st[group_column].astype(str), st_codes.tolist(), st[count_column], strict=True
+    ):
         need[(g, s)] += int(c)
     slots: dict[tuple, list[str]] = defaultdict(list)
     numeric = [original.schema[q].kind is Kind.NUMERIC for q in qi]

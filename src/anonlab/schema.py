@@ -8,20 +8,20 @@ generalized or bucketized; the *sensitive* attribute is what must not be inferre
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 from anonlab.errors import AnonlabError
 from anonlab.hierarchy import Hierarchy
 
 
-class Role(str, Enum):
+class Role(StrEnum):
     QUASI_IDENTIFIER = "quasi-identifier"
     SENSITIVE = "sensitive"
     INSENSITIVE = "insensitive"
     IDENTIFIER = "identifier"
 
 
-class Kind(str, Enum):
+class Kind(StrEnum):
     NUMERIC = "numeric"
     CATEGORICAL = "categorical"
 
@@ -58,7 +58,7 @@ class Schema:
         sens = [a.name for a in self.attributes if a.role is Role.SENSITIVE]
         if len(sens) > 1:
             raise AnonlabError(
-                f"only one sensitive attribute is supported, got {sens}; mark the others insensitive"
+                f"only one sensitive attribute is supported, got {sens}; mark the rest insensitive"
             )
 
     def __getitem__(self, name: str) -> Attribute:

@@ -153,7 +153,9 @@ class Table:
         kinds = {a.name: a.kind for a in self.schema.attributes}
         hier = {a.name: a.hierarchy for a in self.schema.attributes if a.hierarchy is not None}
         hier.update(hierarchies or {})
-        keep_ins = [a for a in self.schema.insensitive if a not in quasi_identifiers and a != sensitive]
+        keep_ins = [
+            a for a in self.schema.insensitive if a not in quasi_identifiers and a != sensitive
+        ]
         return Table.from_frame(
             df,
             quasi_identifiers=quasi_identifiers,
@@ -209,8 +211,8 @@ class Table:
         frame = frame.set_axis(columns, axis=1)
         if not quasi_identifiers:
             raise AnonlabError("no quasi-identifier given; name at least one (--qi a,b,c)")
-        wanted = quasi_identifiers + ([sensitive] if sensitive else []) + insensitive + list(
-            identifiers
+        wanted = (
+            quasi_identifiers + ([sensitive] if sensitive else []) + insensitive + list(identifiers)
         )
         for name in wanted:
             if name not in columns:
@@ -309,7 +311,9 @@ class Table:
         frame = datasets.load_frame(name)
         hierarchies = datasets.load_hierarchies(name, hierarchy_set)
         qi = list(info.default_qi if quasi_identifiers is None else quasi_identifiers)
-        sens = info.default_sensitive if sensitive is None and quasi_identifiers is None else sensitive
+        sens = (
+            info.default_sensitive if sensitive is None and quasi_identifiers is None else sensitive
+        )
         table = cls.from_frame(
             frame,
             quasi_identifiers=qi,
@@ -332,8 +336,13 @@ def read_frame(path: str | os.PathLike, sep: str = ",") -> pd.DataFrame:
     try:
         if path.suffix.lower() in (".parquet", ".pq"):
             return pd.read_parquet(path)
-        return pd.read_csv(path, sep=sep, skipinitialspace=True, keep_default_na=False,
-                           na_values=list(MISSING_MARKERS))
+        return pd.read_csv(
+            path,
+            sep=sep,
+            skipinitialspace=True,
+            keep_default_na=False,
+            na_values=list(MISSING_MARKERS),
+        )
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         raise AnonlabError(f"cannot read {str(path)!r}: {exc}") from None
 

@@ -65,8 +65,10 @@ def _anatomize_rounds(counts: np.ndarray, pool: int, l: int, priority: np.ndarra
             best = -1
             for b in range(n_buckets):
                 if counts[b] > 0 and not taken[b]:
-                    if best < 0 or counts[b] > counts[best] or (
-                        counts[b] == counts[best] and priority[b] < priority[best]
+                    if (
+                        best < 0
+                        or counts[b] > counts[best]
+                        or (counts[b] == counts[best] and priority[b] < priority[best])
                     ):
                         best = b
             if best < 0:
@@ -171,8 +173,12 @@ def anatomy(
             holds[g, b] = True
     manifest = {
         "algorithm": "anatomy",
-        "parameters": {"l": l, "sensitive_values": None if sensitive_values is None
-                       else [str(v) for v in sensitive_values]},
+        "parameters": {
+            "l": l,
+            "sensitive_values": None
+            if sensitive_values is None
+            else [str(v) for v in sensitive_values],
+        },
         "seed": seed,
         "residue_records": int(len(leftovers)),
     }

@@ -222,15 +222,14 @@ def mondrian(
                 f"{table.n_rows // counts[worst]}"
             )
     width = np.array([table.domain_size(q) - 1 for q in table.quasi_identifiers], dtype=np.int64)
-    group, _ = _mondrian_kernel(
-        np.ascontiguousarray(qi), sens, constrained, width, k, l_
-    )
+    group, _ = _mondrian_kernel(np.ascontiguousarray(qi), sens, constrained, width, k, l_)
     manifest = {
         "algorithm": "mondrian",
         "parameters": {
             "k": None if k == 1 and l is not None else k,
             "l": l,
-            "sensitive_values": None if sensitive_values is None
+            "sensitive_values": None
+            if sensitive_values is None
             else [str(v) for v in sensitive_values],
         },
         "seed": seed,
