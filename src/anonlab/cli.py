@@ -1,0 +1,511 @@
+"""The ``anonlab`` command line: a thin layer over the public API.
+
+One flag vocabulary across commands: ``--dataset NAME | --data FILE`` for the original table,
+``--qi a,b,c``, ``--sensitive COL``, ``--sensitive-values v1,v2``, ``--algorithm``, ``--k``,
+``--l``, ``--seed``, ``--out DIR``, ``--force``, ``--json``. Bad input prints one line naming the
+parameter, column or value and exits with code 2, with no traceback and no partial output.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table as RichTable
+
+from anonlab import __version__
+from anonlab.errors import AnonlabError
+
+app = typer.Typer(
+    name="anonlab",
+    help="Publish microdata without exposing the people in it: anonymize, check, measure.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+out = Console()
+err = Console(stderr=True)
+
+DATASET = typer.Option(None, "--dataset", help="A bundled dataset (see `anonlab datasets`).")
+DATA = typer.Option(None, "--data", help="A CSV (header row) or Parquet file.")
+QI = typer.Option(None, "--qi", help="Quasi-identifiers, comma-separated.")
+SENSITIVE = typer.Option(None, "--sensitive", help="The sensitive attribute.")
+SENSITIVE_VALUES = typer.Option(
+    None, "--sensitive-values", help="Only these sensitive values are protected (comma-separated)."
+)
+HIERARCHIES = typer.Option(
+    None, "--hierarchies", help="Folder of ARX-format hierarchy files named <column>.csv."
+)
+HIERARCHY_SET = typer.Option(
+    None, "--hierarchy-set", help="A bundled dataset's hierarchy set (e.g. arx, martin)."
+)
+DROP_MISSING = typer.Option(
+    False, "--drop-missing", help="Drop rows with a missing value (counted in the manifest)."
+)
+SEED = typer.Option(0, "--seed", help="Seed for every random choice; stored in the manifest.")
+JSON = typer.Option(False, "--json", help="Print JSON for scripts instead of tables.")
+
+
+# ---------------------------------------------------------------------- plumbing
+def main() -> None:
+    """Entry point: run the app, turning anonlab's input errors into exit code 2."""
+    try:
+        app(standalone_mode=False)
+    except AnonlabError as exc:
+        err.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+        sys.exit(2)
+    except (typer.Exit, SystemExit) as exc:
+        code = getattr(exc, "exit_code", getattr(exc, "code", 0))
+        sys.exit(code)
+    except Exception as exc:  # click's usage errors, abort, bad files
+        import click
+
+        if isinstance(exc, click.exceptions.ClickException):
+            exc.show()
+            sys.exit(2)
+        if isinstance(exc, click.exceptions.Abort):
+            err.print("aborted")
+            sys.exit(1)
+        if isinstance(exc, OSError):
+            err.print(f"[bold red]error:[/] {exc}")
+            sys.exit(2)
+        raise
+
+
+@contextmanager
+def stage(description: str, quiet: bool = False) -> Iterator[None]:
+    """A spinner with elapsed time on stderr while a step runs (hidden when not a terminal)."""
+    if quiet or not err.is_terminal:
+        yield
+        return
+    with Progress(
+        SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+        console=err, transient=True,
+    ) as progress:
+        progress.add_task(description, total=None)
+        yield
+
+
+def _split(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    items = [v.strip() for v in value.split(",") if v.strip()]
+    return items or None
+
+
+def _emit_json(payload: object) -> None:
+    out.print_json(json.dumps(payload, default=_jsonable))
+
+
+def _jsonable(obj: object) -> object:
+    import numpy as np
+
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return None if not np.isfinite(obj) else float(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if hasattr(obj, "to_json"):
+        return obj.to_json()
+    return str(obj)
+
+
+def load_table(
+    dataset: str | None,
+    data: Path | None,
+    qi: str | None,
+    sensitive: str | None,
+    hierarchies: Path | None = None,
+    hierarchy_set: str | None = None,
+    drop_missing: bool = False,
+):
+    """The original table from ``--dataset`` or ``--data`` with the given roles."""
+    from anonlab.hierarchy import Hierarchy
+    from anonlab.table import Table, read_frame
+
+    if (dataset is None) == (data is None):
+        raise AnonlabError("give exactly one of --dataset NAME and --data FILE")
+    qi_list = _split(qi)
+    hier: dict = {}
+    if hierarchies is not None:
+        if not hierarchies.is_dir():
+            raise AnonlabError(f"--hierarchies {str(hierarchies)!r} is not a folder")
+        for f in sorted(hierarchies.glob("*.csv")):
+            hier[f.stem] = Hierarchy.read_csv(f, name=f.stem)
+    if dataset is not None:
+        from anonlab import datasets
+
+        if qi_list is None and sensitive is not None:
+            qi_list = list(datasets.info(dataset).default_qi)
+        table = Table.from_dataset(
+            dataset, quasi_identifiers=qi_list, sensitive=sensitive, hierarchy_set=hierarchy_set
+        )
+        if hier:
+            table = table.with_roles(table.quasi_identifiers, table.sensitive, hier)
+        return table
+    if qi_list is None:
+        raise AnonlabError("--qi is required with --data (e.g. --qi age,sex,zipcode)")
+    frame = read_frame(data)
+    return Table.from_frame(
+        frame,
+        quasi_identifiers=qi_list,
+        sensitive=sensitive,
+        hierarchies={k: v for k, v in hier.items() if k in frame.columns},
+        drop_missing=drop_missing,
+    )
+
+
+def _release(path: Path):
+    from anonlab.release_io import load_release
+
+    return load_release(path)
+
+
+# ---------------------------------------------------------------------- commands
+@app.command()
+def version() -> None:
+    """Print anonlab's version."""
+    out.print(__version__)
+
+
+@app.command()
+def datasets(as_json: bool = JSON) -> None:
+    """List the bundled datasets with their size, provenance and license."""
+    from anonlab import datasets as ds
+
+    infos = [ds.info(n) for n in ds.names()]
+    if as_json:
+        _emit_json(
+            [
+                {
+                    "name": i.name,
+                    "rows": i.rows,
+                    "description": i.description,
+                    "source": i.source,
+                    "license": i.license,
+                    "citation": i.citation,
+                    "default_qi": list(i.default_qi),
+                    "default_sensitive": i.default_sensitive,
+                    "hierarchy_sets": list(i.hierarchy_sets),
+                }
+                for i in infos
+            ]
+        )
+        return
+    t = RichTable(title="Bundled datasets (shipped in the package; nothing is downloaded)")
+    for col in ("name", "rows", "default QI / sensitive", "hierarchy sets", "license"):
+        t.add_column(col)
+    for i in infos:
+        t.add_row(
+            i.name,
+            f"{i.rows:,}",
+            f"{', '.join(i.default_qi)} / {i.default_sensitive}",
+            ", ".join(i.hierarchy_sets),
+            i.license,
+        )
+    out.print(t)
+    for i in infos:
+        out.print(f"[bold]{i.name}[/]: {i.citation}", highlight=False)
+
+
+@app.command()
+def anonymize(
+    out_dir: Path = typer.Option(..., "--out", help="Release directory to write."),
+    algorithm: str = typer.Option(..., "--algorithm", help="anatomy or mondrian."),
+    dataset: str | None = DATASET,
+    data: Path | None = DATA,
+    qi: str | None = QI,
+    sensitive: str | None = SENSITIVE,
+    sensitive_values: str | None = SENSITIVE_VALUES,
+    k: int | None = typer.Option(None, "--k", help="k-anonymity: minimum group size."),
+    l: int | None = typer.Option(None, "--l", help="ℓ-diversity (frequency form)."),
+    scheme: str | None = typer.Option(
+        None, "--scheme", help="generalization or bucketization (Mondrian)."
+    ),
+    hierarchies: Path | None = HIERARCHIES,
+    hierarchy_set: str | None = HIERARCHY_SET,
+    drop_missing: bool = DROP_MISSING,
+    seed: int = SEED,
+    force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
+    as_json: bool = JSON,
+) -> None:
+    """Anonymize a table and write the release directory (publisher copy + export)."""
+    from anonlab.anonymize import anonymize as run
+    from anonlab.release_io import atomic_directory, save_release
+
+    if out_dir.exists() and not force:  # fail before any work
+        with atomic_directory(out_dir, force):
+            pass
+    table = load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_missing)
+    if table.sensitive is None:
+        raise AnonlabError("--sensitive is required to anonymize")
+    t0 = time.perf_counter()
+    with stage(f"{algorithm} on {table.n_rows:,} records", as_json):
+        release = run(
+            table,
+            algorithm,
+            k=k,
+            l=l,
+            scheme=scheme,
+            sensitive_values=_split(sensitive_values),
+            seed=seed,
+        )
+    elapsed = time.perf_counter() - t0
+    save_release(release, out_dir, force=force)
+    summary = {
+        "out": str(out_dir),
+        "algorithm": algorithm,
+        "scheme": release.scheme,
+        "rows": release.table.n_rows,
+        "groups": release.n_groups,
+        "seconds": round(elapsed, 4),
+        "dropped": release.table.dropped,
+        "published_files": [
+            str(out_dir / "published" / f)
+            for f in (
+                ["generalized.csv"] if release.scheme == "generalization" else ["qit.csv", "st.csv"]
+            )
+        ],
+    }
+    if as_json:
+        _emit_json(summary)
+        return
+    out.print(
+        f"{algorithm}: {release.table.n_rows:,} records in {release.n_groups:,} groups "
+        f"({release.scheme}) in {elapsed:.3f} s -> {out_dir}",
+        highlight=False,
+    )
+    dropped_rows = release.table.dropped.get("rows_with_missing")
+    if dropped_rows:
+        out.print(f"dropped {dropped_rows:,} rows with missing values (recorded in the manifest)")
+    out.print(f"publish: {', '.join(summary['published_files'])}", highlight=False)
+
+
+def _check_specs(release, k, l, c, t, m, sensitive_values) -> list[tuple[str, dict]]:
+    """The models to check, with parameters from the options or the release's manifest."""
+    params = release.manifest.get("parameters", {})
+    k = k if k is not None else params.get("k") or 2
+    l = l if l is not None else params.get("l") or 2
+    sv = sensitive_values if sensitive_values is not None else params.get("sensitive_values")
+    return [
+        ("k-anonymity", {"k": k}),
+        ("l-diversity", {"l": l, "sensitive_values": sv}),
+        ("distinct-l-diversity", {"l": l}),
+        ("entropy-l-diversity", {"l": l}),
+        ("recursive-cl-diversity", {"c": c, "l": l}),
+        ("t-closeness", {"t": t}),
+        ("m-confidentiality", {"m": m if m is not None else l, "sensitive_values": sv}),
+    ]
+
+
+def run_checks(release, k=None, l=None, c=3.0, t=0.2, m=None, sensitive_values=None, only=None):
+    from anonlab import models
+
+    results = []
+    for name, p in _check_specs(release, k, l, c, t, m, sensitive_values):
+        if only and name not in only:
+            continue
+        results.append(models.check(release, name, **p))
+    return results
+
+
+def _checks_table(results, title: str) -> RichTable:
+    tab = RichTable(title=title)
+    for col in ("model", "parameters", "holds", "achieved", "violating groups", "records"):
+        tab.add_column(col)
+    for r in results:
+        params = ", ".join(f"{k}={v}" for k, v in r.parameters.items() if v is not None)
+        tab.add_row(
+            r.model,
+            params,
+            "[green]yes[/]" if r.holds else "[red]no[/]",
+            _fmt(r.value),
+            f"{len(r.violating_groups):,}",
+            f"{r.violating_records:,}",
+        )
+    return tab
+
+
+def _fmt(v: object) -> str:
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return str(v)
+
+
+@app.command()
+def check(
+    release_dir: Path = typer.Argument(..., help="A release directory."),
+    model: str | None = typer.Option(None, "--model", help="Only these models (comma-separated)."),
+    k: int | None = typer.Option(None, "--k"),
+    l: int | None = typer.Option(None, "--l"),
+    c: float = typer.Option(3.0, "--c", help="Recursive (c,ℓ)-diversity's c."),
+    t: float = typer.Option(0.2, "--t", help="t-closeness threshold."),
+    m: int | None = typer.Option(None, "--m", help="m-confidentiality's m (default ℓ)."),
+    sensitive_values: str | None = SENSITIVE_VALUES,
+    as_json: bool = JSON,
+) -> None:
+    """Check a release against every privacy model, with each model's violating groups."""
+    release = _release(release_dir)
+    only = _split(model)
+    if only:
+        from anonlab import models
+
+        for name in only:
+            if name not in models.available():
+                raise AnonlabError(
+                    f"unknown model {name!r} in --model; available: {models.available()}"
+                )
+    results = run_checks(release, k, l, c, t, m, _split(sensitive_values), only)
+    if as_json:
+        _emit_json({"release": str(release_dir), "checks": [r.to_json() for r in results]})
+        return
+    out.print(_checks_table(results, f"Privacy models: {release_dir}"))
+
+
+def run_utility(release, queries: int, qd: int, selectivity: float, seed: int) -> dict:
+    from anonlab import utility
+
+    work = utility.measure(
+        release, "workload", n_queries=queries, qd=qd, selectivity=selectivity, seed=seed
+    )
+    res = {"workload": work}
+    for name in ("discernibility", "average-class-size", "ncp", "prosecutor-risk"):
+        res[name] = utility.measure(release, name)
+    return res
+
+
+def _utility_table(res: dict, title: str) -> RichTable:
+    tab = RichTable(title=title)
+    tab.add_column("measure")
+    tab.add_column("value")
+    tab.add_column("settings")
+    for name, r in res.items():
+        j = r.to_json()
+        value = j.get("value")
+        settings = ", ".join(
+            f"{k}={v}" for k, v in j.items() if k not in ("value", "measure", "name")
+            and not isinstance(v, list | dict)
+        )
+        tab.add_row(name, _fmt(value), settings)
+    return tab
+
+
+@app.command()
+def utility(
+    release_dir: Path = typer.Argument(..., help="A release directory."),
+    queries: int = typer.Option(10_000, "--queries", help="Number of COUNT queries."),
+    qd: int = typer.Option(3, "--qd", help="Quasi-identifiers per query."),
+    selectivity: float = typer.Option(0.05, "--selectivity", help="Expected selectivity s."),
+    seed: int = SEED,
+    as_json: bool = JSON,
+) -> None:
+    """Measure utility and risk: query workload error, information loss, re-identification risk."""
+    release = _release(release_dir)
+    with stage(f"{queries:,} queries", as_json):
+        res = run_utility(release, queries, qd, selectivity, seed)
+    if as_json:
+        _emit_json({"release": str(release_dir), **{k: v.to_json() for k, v in res.items()}})
+        return
+    out.print(_utility_table(res, f"Utility and risk: {release_dir}"))
+
+
+@app.command("import")
+def import_release(
+    out_dir: Path = typer.Option(..., "--out", help="Release directory to write."),
+    generalized: Path | None = typer.Option(
+        None, "--generalized", help="A generalized CSV (e.g. ARX output)."
+    ),
+    qit: Path | None = typer.Option(None, "--qit", help="Anatomy's QI table (with a group column)."),
+    st: Path | None = typer.Option(None, "--st", help="Anatomy's sensitive table (group, value, count)."),
+    group_column: str | None = typer.Option(None, "--group-column", help="Group id column, if any."),
+    dataset: str | None = DATASET,
+    data: Path | None = DATA,
+    qi: str | None = QI,
+    sensitive: str | None = SENSITIVE,
+    hierarchies: Path | None = HIERARCHIES,
+    hierarchy_set: str | None = HIERARCHY_SET,
+    force: bool = typer.Option(False, "--force"),
+    as_json: bool = JSON,
+) -> None:
+    """Import a release made elsewhere (generalized CSV or QIT/ST pair) against its original."""
+    from anonlab.release_io import atomic_directory, import_bucketized, import_generalized, save_release
+
+    if out_dir.exists() and not force:
+        with atomic_directory(out_dir, force):
+            pass
+    table = load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set)
+    if generalized is not None and qit is None and st is None:
+        release = import_generalized(generalized, table, group_column=group_column)
+    elif generalized is None and qit is not None and st is not None:
+        release = import_bucketized(qit, st, table, group_column=group_column or "group")
+    else:
+        raise AnonlabError("give either --generalized FILE or both --qit FILE and --st FILE")
+    save_release(release, out_dir, force=force)
+    summary = {"out": str(out_dir), "scheme": release.scheme, "rows": release.table.n_rows,
+               "groups": release.n_groups}
+    if as_json:
+        _emit_json(summary)
+    else:
+        out.print(f"imported {release.table.n_rows:,} records in {release.n_groups:,} groups "
+                  f"({release.scheme}) -> {out_dir}", highlight=False)
+
+
+@app.command()
+def demo(
+    l: int = typer.Option(4, "--l", help="ℓ for both algorithms."),
+    queries: int = typer.Option(10_000, "--queries", help="COUNT queries in the workload."),
+    seed: int = SEED,
+    as_json: bool = JSON,
+) -> None:
+    """Adult: Anatomy and Mondrian at ℓ = 4, then every privacy check and the utility measures."""
+    from anonlab.anonymize import anatomy, mondrian
+    from anonlab.table import Table
+
+    qi = ["age", "workclass", "education", "marital-status", "race", "sex", "native-country"]
+    sensitive = "occupation"
+    with stage("loading Adult", as_json):
+        table = Table.from_dataset("adult", quasi_identifiers=qi, sensitive=sensitive)
+    steps: list[tuple[str, Callable]] = [
+        ("anatomy", lambda: anatomy(table, l=l, seed=seed)),
+        ("mondrian", lambda: mondrian(table, l=l, seed=seed)),
+    ]
+    report = {"dataset": "adult", "rows": table.n_rows, "quasi_identifiers": qi,
+              "sensitive": sensitive, "l": l, "seed": seed, "releases": {}}
+    for name, make in steps:
+        with stage(f"{name} (ℓ = {l})", as_json):
+            t0 = time.perf_counter()
+            release = make()
+            secs = time.perf_counter() - t0
+        with stage(f"checks and utility of {name}", as_json):
+            checks = run_checks(release, l=l)
+            util = run_utility(release, queries, 3, 0.05, seed)
+        report["releases"][name] = {
+            "scheme": release.scheme, "groups": release.n_groups, "seconds": round(secs, 4),
+            "checks": [c.to_json() for c in checks],
+            "utility": {k: v.to_json() for k, v in util.items()},
+        }
+        if not as_json:
+            out.rule(f"{name}: {release.n_groups:,} groups ({release.scheme}), {secs:.3f} s")
+            out.print(_checks_table(checks, f"{name}: privacy models"))
+            out.print(_utility_table(util, f"{name}: utility and risk"))
+    if as_json:
+        _emit_json(report)
+    else:
+        out.print(
+            f"Adult, {table.n_rows:,} records; QI {', '.join(qi)}; sensitive {sensitive}; "
+            f"ℓ = {l}; seed {seed}. Anatomy publishes exact QIs (bucketization), so its query "
+            "error is far lower; both releases satisfy ℓ-diversity.",
+            highlight=False,
+        )
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
