@@ -59,22 +59,20 @@ def main() -> None:
     try:
         app(standalone_mode=False)
     except AnonlabError as exc:
-        err.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+        sys.stderr.write(f"error: {exc}\n")
         sys.exit(2)
     except (typer.Exit, SystemExit) as exc:
         code = getattr(exc, "exit_code", getattr(exc, "code", 0))
         sys.exit(code)
-    except Exception as exc:  # click's usage errors, abort, bad files
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
+    except Exception as exc:  # usage errors of the click that typer bundles, abort, bad files
+        if hasattr(exc, "show") and hasattr(exc, "exit_code"):
             exc.show()
             sys.exit(2)
-        if isinstance(exc, click.exceptions.Abort):
-            err.print("aborted")
+        if type(exc).__name__ == "Abort":
+            sys.stderr.write("aborted\n")
             sys.exit(1)
         if isinstance(exc, OSError):
-            err.print(f"[bold red]error:[/] {exc}")
+            sys.stderr.write(f"error: {exc}\n")
             sys.exit(2)
         raise
 
@@ -86,8 +84,11 @@ def stage(description: str, quiet: bool = False) -> Iterator[None]:
         yield
         return
     with Progress(
-        SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-        console=err, transient=True,
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
     ) as progress:
         progress.add_task(description, total=None)
         yield
@@ -391,8 +392,9 @@ def _utility_table(res: dict, title: str) -> RichTable:
         j = r.to_json()
         value = j.get("value")
         settings = ", ".join(
-            f"{k}={v}" for k, v in j.items() if k not in ("value", "measure", "name")
-            and not isinstance(v, list | dict)
+            f"{k}={v}"
+            for k, v in j.items()
+            if k not in ("value", "measure", "name") and not isinstance(v, list | dict)
         )
         tab.add_row(name, _fmt(value), settings)
     return tab
@@ -423,9 +425,15 @@ def import_release(
     generalized: Path | None = typer.Option(
         None, "--generalized", help="A generalized CSV (e.g. ARX output)."
     ),
-    qit: Path | None = typer.Option(None, "--qit", help="Anatomy's QI table (with a group column)."),
-    st: Path | None = typer.Option(None, "--st", help="Anatomy's sensitive table (group, value, count)."),
-    group_column: str | None = typer.Option(None, "--group-column", help="Group id column, if any."),
+    qit: Path | None = typer.Option(
+        None, "--qit", help="Anatomy's QI table (with a group column)."
+    ),
+    st: Path | None = typer.Option(
+        None, "--st", help="Anatomy's sensitive table (group, value, count)."
+    ),
+    group_column: str | None = typer.Option(
+        None, "--group-column", help="Group id column, if any."
+    ),
     dataset: str | None = DATASET,
     data: Path | None = DATA,
     qi: str | None = QI,
@@ -436,7 +444,12 @@ def import_release(
     as_json: bool = JSON,
 ) -> None:
     """Import a release made elsewhere (generalized CSV or QIT/ST pair) against its original."""
-    from anonlab.release_io import atomic_directory, import_bucketized, import_generalized, save_release
+    from anonlab.release_io import (
+        atomic_directory,
+        import_bucketized,
+        import_generalized,
+        save_release,
+    )
 
     if out_dir.exists() and not force:
         with atomic_directory(out_dir, force):
@@ -449,13 +462,20 @@ def import_release(
     else:
         raise AnonlabError("give either --generalized FILE or both --qit FILE and --st FILE")
     save_release(release, out_dir, force=force)
-    summary = {"out": str(out_dir), "scheme": release.scheme, "rows": release.table.n_rows,
-               "groups": release.n_groups}
+    summary = {
+        "out": str(out_dir),
+        "scheme": release.scheme,
+        "rows": release.table.n_rows,
+        "groups": release.n_groups,
+    }
     if as_json:
         _emit_json(summary)
     else:
-        out.print(f"imported {release.table.n_rows:,} records in {release.n_groups:,} groups "
-                  f"({release.scheme}) -> {out_dir}", highlight=False)
+        out.print(
+            f"imported {release.table.n_rows:,} records in {release.n_groups:,} groups "
+            f"({release.scheme}) -> {out_dir}",
+            highlight=False,
+        )
 
 
 @app.command()
@@ -477,8 +497,15 @@ def demo(
         ("anatomy", lambda: anatomy(table, l=l, seed=seed)),
         ("mondrian", lambda: mondrian(table, l=l, seed=seed)),
     ]
-    report = {"dataset": "adult", "rows": table.n_rows, "quasi_identifiers": qi,
-              "sensitive": sensitive, "l": l, "seed": seed, "releases": {}}
+    report = {
+        "dataset": "adult",
+        "rows": table.n_rows,
+        "quasi_identifiers": qi,
+        "sensitive": sensitive,
+        "l": l,
+        "seed": seed,
+        "releases": {},
+    }
     for name, make in steps:
         with stage(f"{name} (ℓ = {l})", as_json):
             t0 = time.perf_counter()
@@ -488,7 +515,9 @@ def demo(
             checks = run_checks(release, l=l)
             util = run_utility(release, queries, 3, 0.05, seed)
         report["releases"][name] = {
-            "scheme": release.scheme, "groups": release.n_groups, "seconds": round(secs, 4),
+            "scheme": release.scheme,
+            "groups": release.n_groups,
+            "seconds": round(secs, 4),
             "checks": [c.to_json() for c in checks],
             "utility": {k: v.to_json() for k, v in util.items()},
         }

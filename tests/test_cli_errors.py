@@ -1,0 +1,223 @@
+"""Bad input at the command line: a clear message, exit code 2, no traceback, no partial output."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from anonlab.cli import main
+
+
+def run(argv: list[str], capsys) -> tuple[int, str, str]:
+    old = sys.argv
+    sys.argv = ["anonlab", *argv]
+    try:
+        main()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    finally:
+        sys.argv = old
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture
+def csv(tmp_path: Path) -> Path:
+    rng = np.random.default_rng(0)
+    n = 60
+    df = pd.DataFrame(
+        {
+            "age": rng.integers(20, 60, n),
+            "zip": rng.choice(["10001", "10002", "10003"], n),
+            "sex": rng.choice(["F", "M"], n),
+            "disease": np.tile(["flu", "cold", "hiv", "cancer", "ulcer", "gastritis"], n // 6),
+        }
+    )
+    path = tmp_path / "t.csv"
+    df.to_csv(path, index=False)
+    return path
+
+
+def anonymize_args(csv: Path, out: Path, *extra: str) -> list[str]:
+    return [
+        "anonymize",
+        "--data",
+        str(csv),
+        "--qi",
+        "age,zip,sex",
+        "--sensitive",
+        "disease",
+        "--algorithm",
+        "mondrian",
+        "--l",
+        "2",
+        "--out",
+        str(out),
+        *extra,
+    ]
+
+
+def assert_clean_failure(code: int, err: str, out_dir: Path, *words: str) -> None:
+    assert code == 2, err
+    assert "Traceback" not in err
+    for w in words:
+        assert w in err, f"{w!r} not in {err!r}"
+    assert not out_dir.exists()
+    leftovers = [p for p in out_dir.parent.iterdir() if p.name.startswith(f".{out_dir.name}.")]
+    assert leftovers == []
+
+
+def test_good_run_writes_release(csv, tmp_path, capsys):
+    out = tmp_path / "rel"
+    code, stdout, err = run(anonymize_args(csv, out), capsys)
+    assert code == 0, err
+    assert (out / "manifest.json").is_file()
+    assert (out / "published" / "generalized.csv").is_file()
+
+
+def test_missing_file(tmp_path, capsys):
+    out = tmp_path / "rel"
+    code, _, err = run(anonymize_args(tmp_path / "nope.csv", out), capsys)
+    assert_clean_failure(code, err, out, "nope.csv", "does not exist")
+
+
+def test_unknown_column(csv, tmp_path, capsys):
+    out = tmp_path / "rel"
+    argv = anonymize_args(csv, out)
+    argv[argv.index("age,zip,sex")] = "age,zipcode"
+    code, _, err = run(argv, capsys)
+    assert_clean_failure(code, err, out, "zipcode", "columns")
+
+
+def test_sensitive_also_quasi_identifier(csv, tmp_path, capsys):
+    out = tmp_path / "rel"
+    argv = anonymize_args(csv, out)
+    argv[argv.index("age,zip,sex")] = "age,zip,disease"
+    code, _, err = run(argv, capsys)
+    assert_clean_failure(code, err, out, "disease", "role")
+
+
+def test_empty_table(tmp_path, capsys):
+    path = tmp_path / "empty.csv"
+    path.write_text("age,zip,sex,disease\n")
+    out = tmp_path / "rel"
+    code, _, err = run(anonymize_args(path, out), capsys)
+    assert_clean_failure(code, err, out, "empty")
+
+
+def test_missing_values_in_qi(csv, tmp_path, capsys):
+    df = pd.read_csv(csv)
+    df["zip"] = df["zip"].astype(str)
+    df.loc[[3, 7], "zip"] = "?"
+    path = tmp_path / "missing.csv"
+    df.to_csv(path, index=False)
+    out = tmp_path / "rel"
+    code, _, err = run(anonymize_args(path, out), capsys)
+    assert_clean_failure(code, err, out, "'zip'", "2 missing", "--drop-missing")
+    code, stdout, err = run(anonymize_args(path, out, "--drop-missing"), capsys)
+    assert code == 0, err
+    assert "dropped 2 rows" in stdout
+
+
+def test_value_absent_from_hierarchy(csv, tmp_path, capsys):
+    hier = tmp_path / "hier"
+    hier.mkdir()
+    (hier / "zip.csv").write_text("10001;1000*;*\n10002;1000*;*\n")
+    out = tmp_path / "rel"
+    code, _, err = run(anonymize_args(csv, out, "--hierarchies", str(hier)), capsys)
+    assert_clean_failure(code, err, out, "10003", "zip", "hierarchy")
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "words"),
+    [
+        ("--l", "7", ("not 7-eligible", "largest ℓ")),
+        ("--k", "1000", ("k = 1000", "largest k")),
+        ("--l", "-1", ("'l'", ">= 1")),
+        ("--k", "0", ("'k'", ">= 1")),
+        ("--seed", "-5", ("'seed'", ">= 0")),
+    ],
+)
+def test_bad_parameters(csv, tmp_path, capsys, flag, value, words):
+    out = tmp_path / "rel"
+    argv = anonymize_args(csv, out)
+    if flag in argv:
+        argv[argv.index(flag) + 1] = value
+    else:
+        argv += [flag, value]
+    code, _, err = run(argv, capsys)
+    assert_clean_failure(code, err, out, *words)
+
+
+def test_non_integer_parameter(csv, tmp_path, capsys):
+    out = tmp_path / "rel"
+    argv = anonymize_args(csv, out)
+    argv[argv.index("--l") + 1] = "2.5"
+    code, _, err = run(argv, capsys)
+    assert code == 2
+    assert "--l" in err and "Traceback" not in err
+    assert not out.exists()
+
+
+def test_unknown_algorithm(csv, tmp_path, capsys):
+    out = tmp_path / "rel"
+    argv = anonymize_args(csv, out)
+    argv[argv.index("mondrian")] = "quantum"
+    code, _, err = run(argv, capsys)
+    assert_clean_failure(code, err, out, "quantum", "anatomy")
+
+
+def test_existing_output_directory(csv, tmp_path, capsys):
+    out = tmp_path / "rel"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    code, _, err = run(anonymize_args(csv, out), capsys)
+    assert code == 2
+    assert "--force" in err and "Traceback" not in err
+    assert (out / "keep.txt").read_text() == "mine"
+    code, _, err = run(anonymize_args(csv, out, "--force"), capsys)
+    assert code == 0, err
+    assert not (out / "keep.txt").exists()
+    assert (out / "manifest.json").is_file()
+
+
+def test_check_on_a_folder_that_is_not_a_release(tmp_path, capsys):
+    code, _, err = run(["check", str(tmp_path)], capsys)
+    assert code == 2
+    assert "not a release directory" in err
+
+
+def test_subprocess_exit_code_and_no_traceback(tmp_path):
+    """The installed entry point itself (not only main()) exits 2 without a traceback."""
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from anonlab.cli import main; main()",
+            "anonymize",
+            "--data",
+            str(tmp_path / "none.csv"),
+            "--qi",
+            "a",
+            "--sensitive",
+            "b",
+            "--algorithm",
+            "anatomy",
+            "--l",
+            "2",
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert "does not exist" in proc.stderr
