@@ -128,7 +128,7 @@ class Hierarchy:
         """Leaf codes of ``values``; raises naming the first value absent from the hierarchy."""
         out = np.empty(len(values), dtype=np.int32)
         for i, v in enumerate(values):
-            code = self._leaf_index.get(str(v))
+            code = self._leaf_index.get(_leaf_label(v))
             if code is None:
                 raise AnonlabError(
                     f"value {v!r} of attribute {attribute or self.name!r} is not a leaf of its "
@@ -212,8 +212,10 @@ class Hierarchy:
         ``[origin + w*floor((v-origin)/w), ... + w[``, written ``[a-b[`` as ARX does.
         """
         widths = [float(w) for w in widths]
+        if not widths or any(not np.isfinite(w) or w <= 0 for w in widths):
+            raise AnonlabError(f"interval widths must be positive numbers, got {widths}")
         for a, b in zip(widths, widths[1:], strict=False):
-            if a <= 0 or b % a:
+            if b % a:
                 raise AnonlabError(
                     f"interval widths {widths} must be positive and each must divide the next"
                 )
@@ -226,6 +228,13 @@ class Hierarchy:
                 row.append(f"[{_fmt(lo)}-{_fmt(lo + w)}[")
             rows.append(row + [ROOT])
         return cls(rows, name=name)
+
+
+def _leaf_label(v: object) -> str:
+    """The label a value has in a hierarchy file (39.0 -> '39')."""
+    if isinstance(v, float | np.floating) and float(v).is_integer():
+        return str(int(v))
+    return str(v).strip()
 
 
 def _fmt(x: float) -> str:

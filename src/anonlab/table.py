@@ -17,6 +17,7 @@ import pandas as pd
 
 from anonlab.errors import AnonlabError
 from anonlab.hierarchy import Hierarchy
+from anonlab.hierarchy import _leaf_label as _label
 from anonlab.schema import Attribute, Kind, Role, Schema
 
 #: Strings read as a missing value (UCI's '?' among them).
@@ -345,13 +346,6 @@ def read_frame(path: str | os.PathLike, sep: str = ",") -> pd.DataFrame:
         )
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         raise AnonlabError(f"cannot read {str(path)!r}: {exc}") from None
-
-
-def _label(v: object) -> str:
-    """The string a value has in a hierarchy file (integers without '.0')."""
-    if isinstance(v, float | np.floating) and float(v).is_integer():
-        return str(int(v))
-    return str(v)
 
 
 def _encode(
