@@ -128,9 +128,20 @@ class Release:
         self.table = table
         self.group, self.n_groups = dense_group_ids(group)
         self.scheme = scheme
-        self.published_sensitive = (
-            None if published_sensitive is None else np.asarray(published_sensitive, np.int32)
-        )
+        self.group.flags.writeable = False
+        if published_sensitive is not None:
+            published_sensitive = np.array(published_sensitive, dtype=np.int32)
+            n_values = table.domain_size(table.sensitive)
+            if published_sensitive.shape != (table.n_rows,) or (
+                len(published_sensitive)
+                and (published_sensitive.min() < 0 or published_sensitive.max() >= n_values)
+            ):
+                raise AnonlabError(
+                    f"published_sensitive must hold one code in 0..{n_values - 1} per record "
+                    f"({table.n_rows}); got shape {published_sensitive.shape}"
+                )
+            published_sensitive.flags.writeable = False
+        self.published_sensitive = published_sensitive
         manifest = dict(manifest or {})
         manifest.setdefault("algorithm", "unknown")
         manifest.setdefault("parameters", {})
@@ -139,7 +150,7 @@ class Release:
         manifest["schema"] = table.schema.to_json()
         manifest["rows"] = int(table.n_rows)
         manifest["groups"] = int(self.n_groups)
-        manifest["dropped"] = table.dropped
+        manifest["dropped"] = dict(table.dropped)
         manifest["perturbed_records"] = int(
             0
             if self.published_sensitive is None
@@ -172,13 +183,18 @@ class Release:
 
     @cached_property
     def group_sizes(self) -> np.ndarray:
-        return group_sizes(self.group, self.n_groups)
+        return _read_only(group_sizes(self.group, self.n_groups))
 
     @cached_property
     def sensitive_histogram(self) -> np.ndarray:
         """Published sensitive counts, shape (n_groups, n_sensitive_values)."""
-        return group_histogram(
-            self.group, self.sensitive_codes, self.n_groups, self.table.domain_size(self.sensitive)
+        return _read_only(
+            group_histogram(
+                self.group,
+                self.sensitive_codes,
+                self.n_groups,
+                self.table.domain_size(self.sensitive),
+            )
         )
 
     def sensitive_mask(self, sensitive_values: Sequence[str] | None) -> np.ndarray:
@@ -248,3 +264,9 @@ class Release:
         return Release(
             self.table, self.group, scheme, dict(self.manifest), self.published_sensitive
         )
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """Cached per-group statistics are shared with attacks: freeze them."""
+    array.flags.writeable = False
+    return array

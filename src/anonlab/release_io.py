@@ -39,6 +39,17 @@ from anonlab.table import Table, read_frame
 
 PUBLISHED_SENSITIVE = "__published_sensitive__"
 GROUP_COLUMN = "group"
+COUNT_COLUMN = "count"
+# Column names of the publisher's records file; chosen so no data column can collide.
+_ROW_ID, _GROUP = "__row_id__", "__group__"
+
+
+def free_name(preferred: str, taken: Sequence[str]) -> str:
+    """``preferred``, or ``preferred`` with leading underscores until no data column has it."""
+    name = preferred
+    while name in taken:
+        name = "_" + name
+    return name
 
 
 # ---------------------------------------------------------------------- atomic output
@@ -94,7 +105,7 @@ def generalized_frame(release: Release) -> pd.DataFrame:
     """The release as one generalized table (like ARX's output), rows shuffled, with GID."""
     table = release.table
     gen = release.generalization
-    cols: dict[str, np.ndarray] = {GROUP_COLUMN: release.group}
+    cols: dict[str, np.ndarray] = {free_name(GROUP_COLUMN, table.schema.names): release.group}
     for q in release.quasi_identifiers:
         cols[q] = gen[q].labels[release.group]
     for a in table.schema.insensitive:
@@ -107,7 +118,8 @@ def generalized_frame(release: Release) -> pd.DataFrame:
 def bucketized_frames(release: Release) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The QIT (exact QI + group, rows shuffled) and ST (group, value, count; sorted)."""
     table = release.table
-    cols: dict[str, np.ndarray] = {GROUP_COLUMN: release.group}
+    group_name = free_name(GROUP_COLUMN, table.schema.names)
+    cols: dict[str, np.ndarray] = {group_name: release.group}
     for q in release.quasi_identifiers:
         cols[q] = table.column(q)
     for a in table.schema.insensitive:
@@ -118,9 +130,9 @@ def bucketized_frames(release: Release) -> tuple[pd.DataFrame, pd.DataFrame]:
     g, v = np.nonzero(hist)
     st = pd.DataFrame(
         {
-            GROUP_COLUMN: g,
+            group_name: g,
             release.sensitive: table.values[release.sensitive][v],
-            "count": hist[g, v],
+            free_name(COUNT_COLUMN, [release.sensitive, group_name]): hist[g, v],
         }
     )
     return qit, st
@@ -146,8 +158,8 @@ def save_release(release: Release, out: str | os.PathLike, force: bool = False) 
         pub = tmp / "publisher"
         (pub / "hierarchies").mkdir(parents=True)
         frame = table.to_frame()
-        frame.insert(0, GROUP_COLUMN, release.group)
-        frame.insert(0, "row_id", table.row_id)
+        frame.insert(0, _GROUP, release.group)
+        frame.insert(0, _ROW_ID, table.row_id)
         if release.published_sensitive is not None:
             frame[PUBLISHED_SENSITIVE] = table.values[release.sensitive][
                 release.published_sensitive
@@ -187,18 +199,18 @@ def load_release(path: str | os.PathLike) -> Release:
         quasi_identifiers=[a["name"] for a in schema if a["role"] == "quasi-identifier"],
         sensitive=next(a["name"] for a in schema if a["role"] == "sensitive"),
         insensitive=[a["name"] for a in schema if a["role"] == "insensitive"],
-        identifiers=["row_id", GROUP_COLUMN]
+        identifiers=[_ROW_ID, _GROUP]
         + ([PUBLISHED_SENSITIVE] if PUBLISHED_SENSITIVE in frame.columns else []),
         numeric=[a["name"] for a in schema if a["kind"] == "numeric"],
         hierarchies=hierarchies,
     )
-    table.row_id = frame["row_id"].to_numpy()
+    table.row_id = frame[_ROW_ID].to_numpy()
     table.dropped = manifest.get("dropped", {})
     published = None
     if PUBLISHED_SENSITIVE in frame.columns:
         published = _codes_of(table, table.sensitive, frame[PUBLISHED_SENSITIVE].to_numpy())
     manifest.pop("published_files", None)
-    return Release(table, frame[GROUP_COLUMN].to_numpy(), manifest["scheme"], manifest, published)
+    return Release(table, frame[_GROUP].to_numpy(), manifest["scheme"], manifest, published)
 
 
 def _to_parquet(frame: pd.DataFrame, path: Path) -> None:
@@ -387,7 +399,7 @@ def import_bucketized(
     original: Table,
     *,
     group_column: str = GROUP_COLUMN,
-    count_column: str = "count",
+    count_column: str = COUNT_COLUMN,
     sep: str = ",",
 ) -> Release:
     """Import an Anatomy-style QIT/ST pair made elsewhere against the original table.
@@ -424,21 +436,16 @@ def import_bucketized(
     for key, g in zip(qit_keys, qit[group_column].tolist(), strict=True):
         slots[key].append(g)
     orig_keys = _row_keys([original.column(q) for q in qi], numeric)
-    sens_codes = original.codes[sens].tolist()
-    group_label = []
-    for i, (key, s) in enumerate(zip(orig_keys, sens_codes, strict=True)):
-        options = slots.get(key, [])
-        for j, g in enumerate(options):
-            if need[(g, s)] > 0:
-                need[(g, s)] -= 1
-                group_label.append(g)
-                options.pop(j)
-                break
-        else:
-            raise AnonlabError(
-                f"original record {int(original.row_id[i]) + 1} matches no QIT row whose group "
-                "still needs its sensitive value; is this the original of that release?"
-            )
+    records: dict[tuple, list[int]] = defaultdict(list)
+    for i, key in enumerate(orig_keys):
+        records[key].append(i)
+    group_label = _assign_to_buckets(records, slots, need, original.codes[sens])
+    if group_label is None:
+        raise AnonlabError(
+            "no assignment of the original records to the QIT rows agrees with the ST counts "
+            "(each record to a row with its exact quasi-identifiers whose group holds its "
+            "sensitive value); is this the original of that release?"
+        )
     group, _ = pd.factorize(np.array(group_label, dtype=object))
     manifest = {
         "algorithm": "imported",
@@ -446,6 +453,58 @@ def import_bucketized(
         "seed": None,
     }
     return Release(original, group, "bucketization", manifest)
+
+
+def _assign_to_buckets(
+    records: dict[tuple, list[int]],
+    slots: dict[tuple, list[str]],
+    need: dict[tuple[str, int], int],
+    sens: np.ndarray,
+    attempts: int = 50,
+) -> np.ndarray | None:
+    """Group label per record, consistent with QI keys and ST counts; None if none is found.
+
+    Where records share their exact quasi-identifiers the true assignment is not recoverable
+    from QIT/ST (any consistent one is equally likely to the adversary); this finds one
+    consistent assignment. Within each key, records with the fewest feasible groups go first, to
+    the feasible group that needs their value most; on a dead end the search restarts with the
+    keys in another (seeded) order.
+    """
+    n = len(sens)
+    rng = np.random.default_rng(0)
+    keys = list(records)
+    for key in keys:
+        if len(slots.get(key, [])) != len(records[key]):
+            return None
+    for _ in range(attempts):
+        remaining = dict(need)
+        label = np.empty(n, dtype=object)
+        ok = True
+        for key in keys:
+            free = defaultdict(int)
+            for g in slots[key]:
+                free[g] += 1
+            todo = list(records[key])
+            while todo and ok:
+                options = {
+                    i: [g for g in free if free[g] > 0 and remaining.get((g, int(sens[i])), 0) > 0]
+                    for i in todo
+                }
+                i = min(todo, key=lambda r: len(options[r]))
+                if not options[i]:
+                    ok = False
+                    break
+                g = max(options[i], key=lambda g: remaining[(g, int(sens[i]))])
+                label[i] = g
+                free[g] -= 1
+                remaining[(g, int(sens[i]))] -= 1
+                todo.remove(i)
+            if not ok:
+                break
+        if ok:
+            return label
+        rng.shuffle(keys)
+    return None
 
 
 def _row_keys(columns: Sequence[np.ndarray], numeric: Sequence[bool]) -> list[tuple]:

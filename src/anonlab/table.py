@@ -360,7 +360,11 @@ def _encode(
                 f"column {name!r} is numeric but holds the value {bad!r}; mark it categorical "
                 "or fix the value"
             ) from None
-        if np.issubdtype(arr.dtype, np.floating) and np.all(np.mod(arr, 1) == 0):
+        if (
+            np.issubdtype(arr.dtype, np.floating)
+            and np.all(np.mod(arr, 1) == 0)
+            and np.all(np.abs(arr) <= 2**53)  # exactly representable in both types
+        ):
             arr = arr.astype(np.int64)
         values, codes = np.unique(arr, return_inverse=True)
         return codes.astype(np.int32), values

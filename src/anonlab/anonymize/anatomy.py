@@ -127,7 +127,7 @@ def anatomy(
 
     counts_all = np.bincount(codes, minlength=n_values)
     worst = int(np.argmax(np.where(constrained, counts_all, -1)))
-    if l * counts_all[worst] > n:
+    if constrained[worst] and l * counts_all[worst] > n:
         raise IneligibleError(
             f"the table is not {l}-eligible: value {table.values[sens][worst]!r} of {sens!r} "
             f"occurs in {counts_all[worst]} of {n} records ({counts_all[worst] / n:.1%}), more "

@@ -203,18 +203,12 @@ def mondrian(
             f"{table.n_rows}"
         )
     qi = table.qi_matrix()
-    if table.sensitive is not None:
-        sens = table.codes[table.sensitive]
-        constrained = table.value_mask(table.sensitive, sensitive_values)
-    elif l_ > 1:
-        raise AnonlabError("ℓ-diversity needs a sensitive attribute (--sensitive COL)")
-    else:
-        sens = np.zeros(table.n_rows, dtype=np.int32)
-        constrained = np.zeros(1, dtype=bool)
+    sens = table.codes[table.require_sensitive()]
+    constrained = table.value_mask(table.sensitive, sensitive_values)
     if l_ > 1:
         counts = np.bincount(sens, minlength=len(constrained))
         worst = int(np.argmax(np.where(constrained, counts, -1)))
-        if l_ * counts[worst] > table.n_rows:
+        if constrained[worst] and l_ * counts[worst] > table.n_rows:
             raise IneligibleError(
                 f"the table is not {l_}-eligible: value "
                 f"{table.values[table.sensitive][worst]!r} of {table.sensitive!r} occurs in "
