@@ -1,0 +1,164 @@
+"""Privacy-model checks on a :class:`~anonlab.release.Release`, found by name.
+
+Every check reads the release's group sizes and its *published* sensitive histogram (shape
+(n_groups, n_values)), is vectorised over groups, and returns a :class:`CheckResult` with the
+verdict, the release's achieved level and a per-group report::
+
+    from anonlab import models
+    models.available()                       # ['distinct-l-diversity', 'entropy-l-diversity', ...]
+    r = models.check(release, "t-closeness", t=0.2)
+    r.holds, r.value, r.violating_groups
+
+Each model family has its module, whose function can also be called directly, e.g.
+``anonlab.models.t_closeness.t_closeness(release, t=0.2)``. Formulas, citations and the choices
+made where papers or peers differ: ``docs/models.md``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from anonlab.errors import AnonlabError
+from anonlab.models import k_anonymity as _k
+from anonlab.models import l_diversity as _l
+from anonlab.models import m_confidentiality as _m
+from anonlab.models import t_closeness as _t
+from anonlab.models.result import CheckResult
+from anonlab.release import Release
+
+
+@dataclass(frozen=True)
+class Model:
+    """A registered privacy model.
+
+    Attributes
+    ----------
+    name : str
+        Registry name.
+    function : callable
+        ``function(release, **parameters) -> CheckResult``; validates its parameters.
+    description : str
+        One line for listings (``anonlab check``, reports).
+    worst : {"min", "max"}
+        Whether a smaller (``"min"``) or a larger (``"max"``) per-group value is worse.
+    parameters : tuple of str
+        Keyword parameters, read from ``function``'s signature.
+    required : tuple of str
+        Those without a default.
+    """
+
+    name: str
+    function: Callable[..., CheckResult]
+    description: str
+    worst: str
+    parameters: tuple[str, ...] = field(init=False)
+    required: tuple[str, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        sig = inspect.signature(self.function)
+        kw = [p for p in sig.parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY]
+        object.__setattr__(self, "parameters", tuple(p.name for p in kw))
+        object.__setattr__(
+            self, "required", tuple(p.name for p in kw if p.default is inspect.Parameter.empty)
+        )
+
+    def __call__(self, release: Release, **parameters: object) -> CheckResult:
+        return check(release, self.name, **parameters)
+
+
+MODELS: dict[str, Model] = {
+    m.name: m
+    for m in (
+        Model("k-anonymity", _k.k_anonymity, "every group has >= k records", "min"),
+        Model(
+            "l-diversity",
+            _l.l_diversity,
+            "frequency form: |G| >= l * S_max(G), optionally over given sensitive values",
+            "min",
+        ),
+        Model(
+            "distinct-l-diversity",
+            _l.distinct_l_diversity,
+            "every group has >= l distinct sensitive values",
+            "min",
+        ),
+        Model(
+            "entropy-l-diversity",
+            _l.entropy_l_diversity,
+            "every group's sensitive entropy >= ln l (natural log)",
+            "min",
+        ),
+        Model(
+            "recursive-cl-diversity",
+            _l.recursive_cl_diversity,
+            "r_1 < c * (r_l + ... + r_m), counts sorted descending",
+            "max",
+        ),
+        Model(
+            "t-closeness",
+            _t.t_closeness,
+            "EMD(group, whole table) <= t (equal / ordered / hierarchical distance)",
+            "max",
+        ),
+        Model(
+            "m-confidentiality",
+            _m.m_confidentiality,
+            "frequency condition: no value of the set occurs > floor(|G|/m) times",
+            "min",
+        ),
+    )
+}
+
+
+def available() -> list[str]:
+    """Names of the registered privacy models, sorted."""
+    return sorted(MODELS)
+
+
+def get(model: str) -> Model:
+    """The registered model called ``model``; raises naming the valid names."""
+    if not isinstance(model, str) or model not in MODELS:
+        raise AnonlabError(f"parameter 'model' must be one of {available()}, got {model!r}")
+    return MODELS[model]
+
+
+def check(release: Release, model: str, **params: object) -> CheckResult:
+    """Check ``release`` against the privacy model called ``model``.
+
+    Parameters
+    ----------
+    release : Release
+    model : str
+        One of :func:`available`.
+    **params
+        The model's parameters (e.g. ``k=5``; ``l=3, sensitive_values=["HIV"]``; ``t=0.2``).
+
+    Returns
+    -------
+    CheckResult
+
+    Raises
+    ------
+    AnonlabError
+        For an unknown model, an unknown or missing parameter, or an invalid value; the message
+        names the parameter and the valid choices.
+    """
+    spec = get(model)
+    unknown = [p for p in params if p not in spec.parameters]
+    if unknown:
+        raise AnonlabError(
+            f"model {spec.name!r} has no parameter {unknown[0]!r}; its parameters are "
+            f"{list(spec.parameters)}"
+        )
+    missing = [p for p in spec.required if p not in params]
+    if missing:
+        raise AnonlabError(
+            f"model {spec.name!r} needs parameter {missing[0]!r}; its parameters are "
+            f"{list(spec.parameters)} (required: {list(spec.required)})"
+        )
+    return spec.function(release, **params)
+
+
+__all__ = ["MODELS", "CheckResult", "Model", "available", "check", "get"]

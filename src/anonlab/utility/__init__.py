@@ -1,0 +1,149 @@
+"""Utility and risk measures of a release, found by name.
+
+>>> from anonlab.utility import available, measure
+>>> available()  # doctest: +NORMALIZE_WHITESPACE
+['average_class_size', 'discernibility', 'ncp', 'prosecutor_risk', 'workload_error']
+
+``measure(release, name, **params)`` runs one; every result has ``.value`` (its headline number)
+and ``.to_json()``. See docs/utility.md for the formulas and the query generator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from anonlab.errors import AnonlabError
+from anonlab.release import Release
+from anonlab.utility.information_loss import (
+    AverageClassSize,
+    CertaintyPenalty,
+    Discernibility,
+    average_class_size,
+    discernibility,
+    normalized_certainty_penalty,
+)
+from anonlab.utility.risk import ProsecutorRisk, prosecutor_risk
+from anonlab.utility.workload import (
+    Workload,
+    WorkloadError,
+    actual_counts,
+    estimated_counts,
+    generate_workload,
+    workload_error,
+)
+
+__all__ = [
+    "MEASURES",
+    "AverageClassSize",
+    "CertaintyPenalty",
+    "Discernibility",
+    "Measure",
+    "ProsecutorRisk",
+    "Workload",
+    "WorkloadError",
+    "actual_counts",
+    "available",
+    "average-class-size",
+    "discernibility",
+    "estimated_counts",
+    "generate_workload",
+    "measure",
+    "normalized_certainty_penalty",
+    "prosecutor-risk",
+    "workload-error",
+]
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A registered measure.
+
+    Attributes
+    ----------
+    name : str
+    function : callable
+        ``function(release, **params) -> result``.
+    kind : {"utility", "risk"}
+    summary : str
+        One line for listings.
+    """
+
+    name: str
+    function: Callable[..., Any]
+    kind: str
+    summary: str
+
+    def __call__(self, release: Release, **params: Any) -> Any:
+        return self.function(release, **params)
+
+
+MEASURES: dict[str, Measure] = {
+    m.name: m
+    for m in (
+        Measure(
+            "workload-error",
+            workload_error,
+            "utility",
+            "mean relative error of random COUNT queries (Xiao & Tao, VLDB 2006)",
+        ),
+        Measure(
+            "discernibility",
+            discernibility,
+            "utility",
+            "sum of squared group sizes (Bayardo & Agrawal, ICDE 2005)",
+        ),
+        Measure(
+            "average-class-size",
+            average_class_size,
+            "utility",
+            "n / number of groups, divided by k if given (LeFevre et al., ICDE 2006)",
+        ),
+        Measure(
+            "ncp",
+            normalized_certainty_penalty,
+            "utility",
+            "normalized certainty penalty of the published QIs (Xu et al., KDD 2006)",
+        ),
+        Measure(
+            "prosecutor-risk",
+            prosecutor_risk,
+            "risk",
+            "re-identification risk 1/|group|: highest, average, share at risk",
+        ),
+    )
+}
+
+
+def available() -> list[str]:
+    """Names of the registered measures, sorted."""
+    return sorted(MEASURES)
+
+
+def measure(release: Release, name: str, **params: Any) -> Any:
+    """Run the measure called ``name`` on ``release``.
+
+    Parameters
+    ----------
+    release : Release
+    name : str
+        One of :func:`available`.
+    **params
+        The measure's keyword parameters (e.g. ``qd=2`` for ``"workload-error"``).
+
+    Returns
+    -------
+    result
+        The measure's result object (``.value``, ``.to_json()``).
+    """
+    if name not in MEASURES:
+        raise AnonlabError(f"unknown measure {name!r}; available measures are {available()}")
+    if not isinstance(release, Release):
+        raise AnonlabError(f"expected a Release, got {type(release).__name__}")
+    try:
+        return MEASURES[name](release, **params)
+    except TypeError as exc:
+        if "unexpected keyword" in str(exc):
+            raise AnonlabError(f"measure {name!r}: {exc}") from None
+        raise
