@@ -45,14 +45,14 @@ __all__ = [
     "WorkloadError",
     "actual_counts",
     "available",
-    "average-class-size",
+    "average_class_size",
     "discernibility",
     "estimated_counts",
     "generate_workload",
     "measure",
     "normalized_certainty_penalty",
-    "prosecutor-risk",
-    "workload-error",
+    "prosecutor_risk",
+    "workload_error",
 ]
 
 

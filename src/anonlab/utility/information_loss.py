@@ -24,7 +24,7 @@ __all__ = [
     "AverageClassSize",
     "CertaintyPenalty",
     "Discernibility",
-    "average-class-size",
+    "average_class_size",
     "discernibility",
     "normalized_certainty_penalty",
 ]

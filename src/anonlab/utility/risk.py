@@ -16,7 +16,7 @@ from anonlab._validation import check_float
 from anonlab.errors import AnonlabError
 from anonlab.release import Release
 
-__all__ = ["DEFAULT_THRESHOLD", "ProsecutorRisk", "prosecutor-risk"]
+__all__ = ["DEFAULT_THRESHOLD", "ProsecutorRisk", "prosecutor_risk"]
 
 #: Default risk threshold: records in groups of fewer than 5 (risk above 1/5) are "at risk".
 DEFAULT_THRESHOLD = 0.2

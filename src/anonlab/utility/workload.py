@@ -68,7 +68,7 @@ __all__ = [
     "estimated_counts",
     "generate_workload",
     "predicate_size",
-    "workload-error",
+    "workload_error",
 ]
 
 #: Elements (queries x rows) handled per array product; bounds memory to a few tens of MB.
