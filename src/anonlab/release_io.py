@@ -360,15 +360,20 @@ def import_generalized(
 
 
 def _match_records(original, qi, label_ids, covers, cls_ids, pub_sens) -> np.ndarray:
+    """Assign each original record to a published class (exact capacitated bipartite matching).
+
+    A record may go to a class whose published values cover its own; each class takes, of each
+    sensitive value, as many records as it publishes. Slots are nodes ``class * V + value``.
+    """
     n_cls = int(cls_ids.max()) + 1
-    # One representative row per class gives its label ids.
-    first = np.zeros(n_cls, dtype=np.int64)
+    n_values = original.domain_size(original.sensitive)
+    first = np.zeros(n_cls, dtype=np.int64)  # one representative row per class
     first[cls_ids[::-1]] = np.arange(len(cls_ids))[::-1]
     cls_label = {q: label_ids[q][first] for q in qi}
-    remaining: dict[tuple[int, int], int] = defaultdict(int)
-    for c, s in zip(cls_ids.tolist(), pub_sens.tolist(), strict=True):
-        remaining[(c, s)] += 1
-    sens = original.codes[original.sensitive]
+    capacity = np.bincount(
+        cls_ids.astype(np.int64) * n_values + pub_sens, minlength=n_cls * n_values
+    )
+    sens = original.codes[original.sensitive].astype(np.int64)
     candidates: list[np.ndarray] = []
     chunk = 512
     for start in range(0, original.n_rows, chunk):
@@ -376,21 +381,84 @@ def _match_records(original, qi, label_ids, covers, cls_ids, pub_sens) -> np.nda
         ok = np.ones((min(chunk, original.n_rows - start), n_cls), dtype=bool)
         for q in qi:
             ok &= covers[q][cls_label[q]][:, original.codes[q][rows]].T
-        candidates.extend(np.flatnonzero(r) for r in ok)
-    group = np.full(original.n_rows, -1, dtype=np.int64)
-    for i in sorted(range(original.n_rows), key=lambda i: len(candidates[i])):
-        for c in candidates[i]:
-            if remaining[(int(c), int(sens[i]))] > 0:
-                remaining[(int(c), int(sens[i]))] -= 1
-                group[i] = c
-                break
+        for r, row in zip(range(start, start + len(ok)), ok, strict=True):
+            slots = np.flatnonzero(row) * n_values + sens[r]
+            candidates.append(slots[capacity[slots] > 0])
+    slot, failed = capacitated_matching(candidates, capacity)
+    if failed is not None:
+        raise AnonlabError(
+            f"original record {int(original.row_id[failed]) + 1} fits no published class (no "
+            "class covering its quasi-identifiers has its sensitive value left, however the "
+            "others are placed); is this the original of that release?"
+        )
+    return slot // n_values
+
+
+def capacitated_matching(
+    candidates: list[np.ndarray], capacity: np.ndarray
+) -> tuple[np.ndarray, int | None]:
+    """Give every item one of its candidate slots without exceeding any slot's capacity.
+
+    Greedy first (items with fewest candidates first, to the candidate with most room left),
+    then breadth-first augmenting paths for the items left over, so the answer is exact: it fails
+    (returning the index of an item that cannot be placed) only when no complete assignment
+    exists.
+    """
+    n = len(candidates)
+    load = np.zeros(len(capacity), dtype=np.int64)
+    assigned = np.full(n, -1, dtype=np.int64)
+    members: dict[int, set[int]] = defaultdict(set)
+    order = np.argsort([len(c) for c in candidates], kind="stable")
+    left = []
+    for i in order.tolist():
+        cand = candidates[i]
+        room = capacity[cand] - load[cand]
+        if len(cand) and room.max() > 0:
+            s = int(cand[int(np.argmax(room))])
+            assigned[i] = s
+            load[s] += 1
+            members[s].add(i)
         else:
-            raise AnonlabError(
-                f"original record {int(original.row_id[i]) + 1} fits no published class (its "
-                "quasi-identifiers are covered by none with its sensitive value left); is this "
-                "the original of that release?"
-            )
-    return group
+            left.append(i)
+    for i in left:
+        prev_item: dict[int, int] = {}  # slot -> item that reached it
+        prev_slot: dict[int, int] = {}  # item -> slot it sits in on the path
+        queue = []
+        for s in candidates[i].tolist():
+            if s not in prev_item:
+                prev_item[s] = i
+                queue.append(s)
+        found = None
+        head = 0
+        while head < len(queue) and found is None:
+            s = queue[head]
+            head += 1
+            if load[s] < capacity[s]:
+                found = s
+                break
+            for j in members[s]:
+                if j in prev_slot or j == i:
+                    continue
+                prev_slot[j] = s
+                for t in candidates[j].tolist():
+                    if t not in prev_item:
+                        prev_item[t] = j
+                        queue.append(t)
+        if found is None:
+            return assigned, i
+        s = found
+        load[s] += 1
+        while True:  # walk the path back, moving each item one slot along
+            j = prev_item[s]
+            old = int(assigned[j])
+            if old >= 0:
+                members[old].discard(j)
+            assigned[j] = s
+            members[s].add(j)
+            if j == i:
+                break
+            s = old
+    return assigned, None
 
 
 def import_bucketized(
