@@ -528,24 +528,27 @@ def _bucket_contents(df: pd.DataFrame, group: np.ndarray) -> list:
     )
 
 
-@pytest.mark.parametrize("seed", [0, 1, 5])
+@pytest.mark.parametrize("seed", range(10))
 def test_qit_st_round_trip_with_repeated_quasi_identifiers(tmp_path, seed):
+    """Seeds 2-4 and 6-9 defeated the earlier greedy matcher (a three-way assignment)."""
     df, table, r = _repeated_qi_release(seed)
     out = save_release(r, tmp_path / "rel")
     imp = import_bucketized(out / "published" / "qit.csv", out / "published" / "st.csv", table)
     assert _bucket_contents(df, imp.group) == _bucket_contents(df, r.group)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: _assign_to_buckets is a greedy search with 50 seeded restarts; on anonlab's own "
-    "Anatomy export of this 60-row table (QI in {x,y,z}, 6 values, l=3, seed 2) it finds no "
-    "consistent assignment and import_bucketized raises 'no assignment ... is this the "
-    "original', although the true grouping is one (7 of seeds 0..9 fail)",
-)
-@pytest.mark.parametrize("seed", [2])
-def test_qit_st_round_trip_with_repeated_quasi_identifiers_hard_case(tmp_path, seed):
-    df, table, r = _repeated_qi_release(seed)
-    out = save_release(r, tmp_path / "rel")
-    imp = import_bucketized(out / "published" / "qit.csv", out / "published" / "st.csv", table)
-    assert _bucket_contents(df, imp.group) == _bucket_contents(df, r.group)
+def test_row_aligned_qit_is_taken_as_is(tmp_path):
+    """A QIT in the original's row order keeps each record's own group, even with repeated QIs."""
+    df, table, r = _repeated_qi_release(3)
+    qit = pd.DataFrame({"group": r.group, "q": df["q"]})
+    st = pd.DataFrame(
+        [(g, v, n) for (g, v), n in pd.Series(list(zip(r.group, df["s"], strict=True)))
+         .value_counts().items()],
+        columns=["group", "s", "count"],
+    )  # fmt: skip
+    qit.to_csv(tmp_path / "qit.csv", index=False)
+    st.to_csv(tmp_path / "st.csv", index=False)
+    imp = import_bucketized(tmp_path / "qit.csv", tmp_path / "st.csv", table)
+    assert imp.manifest["parameters"]["row_aligned"] is True
+    pairs = pd.DataFrame({"a": r.group, "b": imp.group}).drop_duplicates()
+    assert pairs["a"].is_unique and pairs["b"].is_unique  # same partition, record by record
