@@ -441,7 +441,7 @@ def test_qit_st_wrong_original_raises(tmp_path, table):
     df = table.to_frame()
     df.loc[5, "age"] = 999  # a QI vector the QIT does not hold
     wrong = _table(df)
-    with pytest.raises(AnonlabError, match="is this the original"):
+    with pytest.raises(AnonlabError, match="not the original"):
         import_bucketized(qit, st_, wrong)
     df = table.to_frame()
     df.loc[5, "s"] = next(v for v in table.values["s"] if v != df.loc[5, "s"])
