@@ -41,3 +41,26 @@ def make_table():
 def partition_of():
     """``partition_of(labels)``: the partition a group labelling induces (a set of row sets)."""
     return _partition
+
+
+@pytest.fixture
+def cli(capsys):
+    """Run ``anonlab ARGV...`` in-process through the real entry point; (exit code, out, err)."""
+    import sys
+
+    from anonlab.cli import main
+
+    def run(argv: list[str]) -> tuple[int, str, str]:
+        old = sys.argv
+        sys.argv = ["anonlab", *argv]
+        try:
+            main()
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        finally:
+            sys.argv = old
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+
+    return run

@@ -16,35 +16,21 @@ from anonlab.cli import main
 from anonlab.release_io import load_release
 
 
-def run(argv: list[str], capsys) -> tuple[int, str, str]:
-    old = sys.argv
-    sys.argv = ["anonlab", *argv]
-    try:
-        main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    finally:
-        sys.argv = old
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
-def run_json(argv: list[str], capsys) -> object:
-    code, out, err = run([*argv, "--json"], capsys)
+def run_json(argv: list[str], cli) -> object:
+    code, out, err = cli([*argv, "--json"])
     assert code == 0, err
     return json.loads(out)
 
 
-def test_datasets_json_lists_names_and_rows(capsys):
-    listed = {d["name"]: d["rows"] for d in run_json(["datasets"], capsys)}
+def test_datasets_json_lists_names_and_rows(cli):
+    listed = {d["name"]: d["rows"] for d in run_json(["datasets"], cli)}
     assert listed == {
         "adult": 45_222,
         "adult-train": 30_162,
         "census-kdd": 99_762,
         "census-kdd-workers": 49_479,
     }
-    code, out, _ = run(["datasets"], capsys)
+    code, out, _ = cli(["datasets"])
     assert code == 0 and "CC BY 4.0" in out
 
 
@@ -84,35 +70,35 @@ def test_anonymize_writes_manifest_with_seed_and_parameters(released):
     assert release.n_groups == direct.n_groups == manifest["groups"]
 
 
-def test_check_json_reports_holds_per_model(released, capsys):
-    report = run_json(["check", str(released)], capsys)
+def test_check_json_reports_holds_per_model(released, cli):
+    report = run_json(["check", str(released)], cli)
     by_model = {c["model"]: c for c in report["checks"]}
     assert set(by_model) == set(models.available())
     assert by_model["l-diversity"]["holds"] is True
     assert by_model["k-anonymity"]["holds"] is True
     # t = 0.01 is far stricter than what Mondrian at ℓ = 4 gives: must be violated.
-    strict = run_json(["check", str(released), "--model", "t-closeness", "--t", "0.01"], capsys)
+    strict = run_json(["check", str(released), "--model", "t-closeness", "--t", "0.01"], cli)
     assert [c["holds"] for c in strict["checks"]] == [False]
     assert strict["checks"][0]["violating_groups"]
 
 
-def test_check_unknown_model_is_a_clear_error(released, capsys):
-    code, _, err = run(["check", str(released), "--model", "x-closeness"], capsys)
+def test_check_unknown_model_is_a_clear_error(released, cli):
+    code, _, err = cli(["check", str(released), "--model", "x-closeness"])
     assert code == 2 and "x-closeness" in err and "Traceback" not in err
 
 
-def test_utility_json_matches_the_api(released, capsys):
+def test_utility_json_matches_the_api(released, cli):
     from anonlab import utility
 
-    report = run_json(["utility", str(released), "--queries", "500", "--seed", "3"], capsys)
+    report = run_json(["utility", str(released), "--queries", "500", "--seed", "3"], cli)
     direct = utility.measure(load_release(released), "workload-error", n_queries=500, seed=3)
     assert report["workload-error"]["mean_relative_error"] == pytest.approx(direct.value)
     assert report["prosecutor-risk"]["highest"] <= 1 / 4 + 1e-12  # ℓ = 4 groups have >= 4 rows
-    code, out, _ = run(["utility", str(released), "--queries", "200"], capsys)
+    code, out, _ = cli(["utility", str(released), "--queries", "200"])
     assert code == 0 and "mean relative error" in out
 
 
-def test_import_round_trip_through_cli(released, tmp_path, capsys):
+def test_import_round_trip_through_cli(released, tmp_path, cli):
     """The published generalized CSV, imported against the original, gives the same classes."""
     published = pd.read_csv(released / "published" / "generalized.csv")
     arx_like = published.drop(columns=["group"])
@@ -122,7 +108,7 @@ def test_import_round_trip_through_cli(released, tmp_path, capsys):
     summary = run_json(
         ["import", "--generalized", str(path), "--dataset", "adult", "--qi",
          "age,sex,race,marital-status", "--sensitive", "occupation", "--out", str(out)],
-        capsys,
+        cli,
     )  # fmt: skip
     original = load_release(released)
     imported = load_release(out)
@@ -143,8 +129,8 @@ def test_import_round_trip_through_cli(released, tmp_path, capsys):
     assert models.check(imported, "l-diversity", l=4).holds
 
 
-def test_demo_json_runs_both_algorithms_and_every_check(capsys):
-    report = run_json(["demo", "--queries", "300"], capsys)
+def test_demo_json_runs_both_algorithms_and_every_check(cli):
+    report = run_json(["demo", "--queries", "300"], cli)
     assert report["rows"] == 45_222 and report["l"] == 4
     assert set(report["releases"]) == {"anatomy", "mondrian"}
     for name, rel in report["releases"].items():

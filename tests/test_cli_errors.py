@@ -10,22 +10,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anonlab.cli import main
-
-
-def run(argv: list[str], capsys) -> tuple[int, str, str]:
-    old = sys.argv
-    sys.argv = ["anonlab", *argv]
-    try:
-        main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    finally:
-        sys.argv = old
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
 
 @pytest.fixture
 def csv(tmp_path: Path) -> Path:
@@ -73,64 +57,64 @@ def assert_clean_failure(code: int, err: str, out_dir: Path, *words: str) -> Non
     assert leftovers == []
 
 
-def test_good_run_writes_release(csv, tmp_path, capsys):
+def test_good_run_writes_release(csv, tmp_path, cli):
     out = tmp_path / "rel"
-    code, stdout, err = run(anonymize_args(csv, out), capsys)
+    code, stdout, err = cli(anonymize_args(csv, out))
     assert code == 0, err
     assert (out / "manifest.json").is_file()
     assert (out / "published" / "generalized.csv").is_file()
 
 
-def test_missing_file(tmp_path, capsys):
+def test_missing_file(tmp_path, cli):
     out = tmp_path / "rel"
-    code, _, err = run(anonymize_args(tmp_path / "nope.csv", out), capsys)
+    code, _, err = cli(anonymize_args(tmp_path / "nope.csv", out))
     assert_clean_failure(code, err, out, "nope.csv", "does not exist")
 
 
-def test_unknown_column(csv, tmp_path, capsys):
+def test_unknown_column(csv, tmp_path, cli):
     out = tmp_path / "rel"
     argv = anonymize_args(csv, out)
     argv[argv.index("age,zip,sex")] = "age,zipcode"
-    code, _, err = run(argv, capsys)
+    code, _, err = cli(argv)
     assert_clean_failure(code, err, out, "zipcode", "columns")
 
 
-def test_sensitive_also_quasi_identifier(csv, tmp_path, capsys):
+def test_sensitive_also_quasi_identifier(csv, tmp_path, cli):
     out = tmp_path / "rel"
     argv = anonymize_args(csv, out)
     argv[argv.index("age,zip,sex")] = "age,zip,disease"
-    code, _, err = run(argv, capsys)
+    code, _, err = cli(argv)
     assert_clean_failure(code, err, out, "disease", "role")
 
 
-def test_empty_table(tmp_path, capsys):
+def test_empty_table(tmp_path, cli):
     path = tmp_path / "empty.csv"
     path.write_text("age,zip,sex,disease\n")
     out = tmp_path / "rel"
-    code, _, err = run(anonymize_args(path, out), capsys)
+    code, _, err = cli(anonymize_args(path, out))
     assert_clean_failure(code, err, out, "empty")
 
 
-def test_missing_values_in_qi(csv, tmp_path, capsys):
+def test_missing_values_in_qi(csv, tmp_path, cli):
     df = pd.read_csv(csv)
     df["zip"] = df["zip"].astype(str)
     df.loc[[3, 7], "zip"] = "?"
     path = tmp_path / "missing.csv"
     df.to_csv(path, index=False)
     out = tmp_path / "rel"
-    code, _, err = run(anonymize_args(path, out), capsys)
+    code, _, err = cli(anonymize_args(path, out))
     assert_clean_failure(code, err, out, "'zip'", "2 missing", "--drop-missing")
-    code, stdout, err = run(anonymize_args(path, out, "--drop-missing"), capsys)
+    code, stdout, err = cli(anonymize_args(path, out, "--drop-missing"))
     assert code == 0, err
     assert "dropped 2 rows" in stdout
 
 
-def test_value_absent_from_hierarchy(csv, tmp_path, capsys):
+def test_value_absent_from_hierarchy(csv, tmp_path, cli):
     hier = tmp_path / "hier"
     hier.mkdir()
     (hier / "zip.csv").write_text("10001;1000*;*\n10002;1000*;*\n")
     out = tmp_path / "rel"
-    code, _, err = run(anonymize_args(csv, out, "--hierarchies", str(hier)), capsys)
+    code, _, err = cli(anonymize_args(csv, out, "--hierarchies", str(hier)))
     assert_clean_failure(code, err, out, "10003", "zip", "hierarchy")
 
 
@@ -144,51 +128,51 @@ def test_value_absent_from_hierarchy(csv, tmp_path, capsys):
         ("--seed", "-5", ("'seed'", ">= 0")),
     ],
 )
-def test_bad_parameters(csv, tmp_path, capsys, flag, value, words):
+def test_bad_parameters(csv, tmp_path, cli, flag, value, words):
     out = tmp_path / "rel"
     argv = anonymize_args(csv, out)
     if flag in argv:
         argv[argv.index(flag) + 1] = value
     else:
         argv += [flag, value]
-    code, _, err = run(argv, capsys)
+    code, _, err = cli(argv)
     assert_clean_failure(code, err, out, *words)
 
 
-def test_non_integer_parameter(csv, tmp_path, capsys):
+def test_non_integer_parameter(csv, tmp_path, cli):
     out = tmp_path / "rel"
     argv = anonymize_args(csv, out)
     argv[argv.index("--l") + 1] = "2.5"
-    code, _, err = run(argv, capsys)
+    code, _, err = cli(argv)
     assert code == 2
     assert "--l" in err and "Traceback" not in err
     assert not out.exists()
 
 
-def test_unknown_algorithm(csv, tmp_path, capsys):
+def test_unknown_algorithm(csv, tmp_path, cli):
     out = tmp_path / "rel"
     argv = anonymize_args(csv, out)
     argv[argv.index("mondrian")] = "quantum"
-    code, _, err = run(argv, capsys)
+    code, _, err = cli(argv)
     assert_clean_failure(code, err, out, "quantum", "anatomy")
 
 
-def test_existing_output_directory(csv, tmp_path, capsys):
+def test_existing_output_directory(csv, tmp_path, cli):
     out = tmp_path / "rel"
     out.mkdir()
     (out / "keep.txt").write_text("mine")
-    code, _, err = run(anonymize_args(csv, out), capsys)
+    code, _, err = cli(anonymize_args(csv, out))
     assert code == 2
     assert "--force" in err and "Traceback" not in err
     assert (out / "keep.txt").read_text() == "mine"
-    code, _, err = run(anonymize_args(csv, out, "--force"), capsys)
+    code, _, err = cli(anonymize_args(csv, out, "--force"))
     assert code == 0, err
     assert not (out / "keep.txt").exists()
     assert (out / "manifest.json").is_file()
 
 
-def test_check_on_a_folder_that_is_not_a_release(tmp_path, capsys):
-    code, _, err = run(["check", str(tmp_path)], capsys)
+def test_check_on_a_folder_that_is_not_a_release(tmp_path, cli):
+    code, _, err = cli(["check", str(tmp_path)])
     assert code == 2
     assert "not a release directory" in err
 
