@@ -214,13 +214,17 @@ class Release:
         values = table.values[name]
         lo, hi = group_min_max(self.group, codes, self.n_groups)
         if att.kind is Kind.NUMERIC:
-            vlo, vhi = values[lo], values[hi]
-            labels = np.array(
-                [f"{a}" if a == b else f"[{a}-{b}]" for a, b in zip(vlo, vhi, strict=True)],
+            # Labels are built once per distinct (lo, hi) pair, not once per group.
+            pairs, inverse = np.unique(np.stack([lo, hi]), axis=1, return_inverse=True)
+            texts = np.array(
+                [
+                    f"{values[a]}" if a == b else f"[{values[a]}-{values[b]}]"
+                    for a, b in pairs.T.tolist()
+                ],
                 dtype=object,
             )
             return GeneralizedAttribute(
-                name, labels, lo=lo.astype(np.int32), hi=hi.astype(np.int32)
+                name, texts[inverse.ravel()], lo=lo.astype(np.int32), hi=hi.astype(np.int32)
             )
         if att.hierarchy is not None:
             h = att.hierarchy
@@ -229,21 +233,21 @@ class Release:
             node = h.matrix[leaf[lo], level]
             per_value = h.matrix[leaf]  # (n_values, height + 1)
             mask = per_value[:, level].T == node[:, None]
-            labels = np.array(
-                [h.labels(lv)[nd] for lv, nd in zip(level, node, strict=True)], dtype=object
-            )
-            return GeneralizedAttribute(name, labels, mask=mask)
+            offsets = np.cumsum([0] + [len(h.labels(j)) for j in range(h.height + 1)])
+            all_labels = np.concatenate([h.labels(j) for j in range(h.height + 1)])
+            return GeneralizedAttribute(name, all_labels[offsets[level] + node], mask=mask)
         mask = group_histogram(self.group, codes, self.n_groups, len(values)) > 0
-        labels = np.array(
+        rows, inverse = np.unique(mask, axis=0, return_inverse=True)
+        texts = np.array(
             [
                 str(values[row][0])
                 if row.sum() == 1
                 else "{" + ",".join(map(str, values[row])) + "}"
-                for row in mask
+                for row in rows
             ],
             dtype=object,
         )
-        return GeneralizedAttribute(name, labels, mask=mask)
+        return GeneralizedAttribute(name, texts[inverse.ravel()], mask=mask)
 
     def published(self) -> PublishedView:
         """The adversary's view of this release (see :class:`PublishedView`)."""
