@@ -205,3 +205,24 @@ def test_subprocess_exit_code_and_no_traceback(tmp_path):
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert "does not exist" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "words"),
+    [
+        ("bad.parquet", b"\x00\x01 not parquet", ("cannot read", "bad.parquet")),
+        ("broken.csv", b'age,zip,sex,disease\n1,"x\n', ("cannot read", "broken.csv")),
+    ],
+)
+def test_unreadable_file(tmp_path, cli, name, content, words):
+    path = tmp_path / name
+    path.write_bytes(content)
+    out = tmp_path / "rel"
+    code, _, err = cli(anonymize_args(path, out))
+    assert_clean_failure(code, err, out, *words)
+
+
+def test_data_that_is_a_directory(tmp_path, cli):
+    out = tmp_path / "rel"
+    code, _, err = cli(anonymize_args(tmp_path, out))
+    assert_clean_failure(code, err, out, "is a directory")
