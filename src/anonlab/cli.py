@@ -293,7 +293,8 @@ def anonymize(
 def _check_specs(release, k, l, c, t, m, sensitive_values) -> list[tuple[str, dict]]:
     """The models to check, with parameters from the options or the release's manifest."""
     params = release.manifest.get("parameters", {})
-    k = k if k is not None else params.get("k") or 2
+    # An ℓ-diverse release (frequency form) has groups of at least ℓ: check k = ℓ by default.
+    k = k if k is not None else params.get("k") or params.get("l") or 2
     l = l if l is not None else params.get("l") or 2
     sv = sensitive_values if sensitive_values is not None else params.get("sensitive_values")
     return [
