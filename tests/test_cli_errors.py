@@ -226,3 +226,11 @@ def test_data_that_is_a_directory(tmp_path, cli):
     out = tmp_path / "rel"
     code, _, err = cli(anonymize_args(tmp_path, out))
     assert_clean_failure(code, err, out, "is a directory")
+
+
+def test_levels_that_do_not_parse(csv, tmp_path, cli):
+    out = tmp_path / "rel"
+    argv = anonymize_args(csv, out, "--levels", "age:3")
+    argv[argv.index("mondrian")] = "generalize"
+    code, _, err = cli(argv)
+    assert_clean_failure(code, err, out, "--levels", "NAME=LEVEL")

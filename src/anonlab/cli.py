@@ -101,6 +101,19 @@ def _split(value: str | None) -> list[str] | None:
     return items or None
 
 
+def _parse_levels(value: str | None) -> dict[str, int] | None:
+    """``age=3,sex=1`` -> {"age": 3, "sex": 1}."""
+    if value is None:
+        return None
+    out = {}
+    for item in _split(value) or []:
+        name, sep, level = item.partition("=")
+        if not sep or not level.strip().lstrip("-").isdigit():
+            raise AnonlabError(f"--levels: {item!r} is not NAME=LEVEL (e.g. age=3,sex=1)")
+        out[name.strip()] = int(level)
+    return out
+
+
 def _emit_json(payload: object) -> None:
     out.print_json(json.dumps(payload, default=_jsonable))
 
@@ -220,7 +233,7 @@ def datasets(as_json: bool = JSON) -> None:
 @app.command()
 def anonymize(
     out_dir: Path = typer.Option(..., "--out", help="Release directory to write."),
-    algorithm: str = typer.Option(..., "--algorithm", help="anatomy or mondrian."),
+    algorithm: str = typer.Option(..., "--algorithm", help="anatomy, mondrian or generalize."),
     dataset: str | None = DATASET,
     data: Path | None = DATA,
     qi: str | None = QI,
@@ -229,7 +242,10 @@ def anonymize(
     k: int | None = typer.Option(None, "--k", help="k-anonymity: minimum group size."),
     l: int | None = typer.Option(None, "--l", help="ℓ-diversity (frequency form)."),
     scheme: str | None = typer.Option(
-        None, "--scheme", help="generalization or bucketization (Mondrian)."
+        None, "--scheme", help="generalization or bucketization (Mondrian, generalize)."
+    ),
+    levels: str | None = typer.Option(
+        None, "--levels", help="generalize: one hierarchy level per QI, e.g. age=3,sex=1."
     ),
     hierarchies: Path | None = HIERARCHIES,
     hierarchy_set: str | None = HIERARCHY_SET,
@@ -257,6 +273,7 @@ def anonymize(
             l=l,
             scheme=scheme,
             sensitive_values=_split(sensitive_values),
+            levels=_parse_levels(levels),
             seed=seed,
         )
     elapsed = time.perf_counter() - t0
@@ -367,7 +384,14 @@ def check(
                 )
     results = run_checks(release, k, l, c, t, m, _split(sensitive_values), only)
     if as_json:
-        _emit_json({"release": str(release_dir), "checks": [r.to_json() for r in results]})
+        _emit_json(
+            {
+                "release": str(release_dir),
+                "algorithm": release.manifest.get("algorithm"),
+                "levels": release.levels,
+                "checks": [r.to_json() for r in results],
+            }
+        )
         return
     out.print(_checks_table(results, f"Privacy models: {release_dir}"))
 

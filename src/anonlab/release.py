@@ -114,6 +114,7 @@ class Release:
         scheme: str,
         manifest: dict | None = None,
         published_sensitive: np.ndarray | None = None,
+        levels: dict[str, int] | None = None,
     ) -> None:
         from anonlab import __version__
 
@@ -157,7 +158,30 @@ class Release:
             else np.count_nonzero(self.published_sensitive != table.codes[table.sensitive])
         )
         manifest.setdefault("anonlab_version", __version__)
+        self.levels = None if levels is None else self._check_levels(levels)
+        if self.levels is not None:
+            manifest["levels"] = dict(self.levels)
         self.manifest = manifest
+
+    def _check_levels(self, levels: dict[str, int]) -> dict[str, int]:
+        """Full-domain generalization: every group must share one node per quasi-identifier."""
+        out = {}
+        for q in self.quasi_identifiers:
+            if q not in levels:
+                raise AnonlabError(f"levels: no level given for quasi-identifier {q!r}")
+            h = self.table.schema[q].hierarchy
+            if h is None:
+                raise AnonlabError(f"levels: quasi-identifier {q!r} has no hierarchy")
+            level = int(levels[q])
+            node = h.map(level)[self.table.leaf_codes(q)[self.table.codes[q]]]
+            lo, hi = group_min_max(self.group, node, self.n_groups)
+            if np.any(lo != hi):
+                raise AnonlabError(
+                    f"levels: a group holds two different nodes of {q!r} at level {level}; "
+                    "full-domain groups are the classes of equal generalized values"
+                )
+            out[q] = level
+        return out
 
     def __repr__(self) -> str:
         return (
@@ -213,6 +237,8 @@ class Release:
         codes = table.codes[name]
         values = table.values[name]
         lo, hi = group_min_max(self.group, codes, self.n_groups)
+        if self.levels is not None:
+            return self._generalize_at_level(name, lo)
         if att.kind is Kind.NUMERIC:
             # Labels are built once per distinct (lo, hi) pair, not once per group.
             pairs, inverse = np.unique(np.stack([lo, hi]), axis=1, return_inverse=True)
@@ -249,6 +275,21 @@ class Release:
         )
         return GeneralizedAttribute(name, texts[inverse.ravel()], mask=mask)
 
+    def _generalize_at_level(self, name: str, some_code: np.ndarray) -> GeneralizedAttribute:
+        """Full-domain generalization: each group publishes its node at the attribute's level."""
+        table = self.table
+        h = table.schema[name].hierarchy
+        level = self.levels[name]
+        per_value = h.map(level)[table.leaf_codes(name)]  # code -> node at the level
+        node = per_value[some_code]
+        mask = per_value[None, :] == node[:, None]
+        labels = h.labels(level)[node]
+        if table.schema[name].kind is Kind.NUMERIC:  # numeric: the covered code range
+            lo = np.argmax(mask, axis=1).astype(np.int32)
+            hi = (mask.shape[1] - 1 - np.argmax(mask[:, ::-1], axis=1)).astype(np.int32)
+            return GeneralizedAttribute(name, labels, lo=lo, hi=hi)
+        return GeneralizedAttribute(name, labels, mask=mask)
+
     def published(self) -> PublishedView:
         """The adversary's view of this release (see :class:`PublishedView`)."""
         return PublishedView(
@@ -266,7 +307,12 @@ class Release:
     def with_scheme(self, scheme: str) -> Release:
         """The same groups published under the other scheme."""
         return Release(
-            self.table, self.group, scheme, dict(self.manifest), self.published_sensitive
+            self.table,
+            self.group,
+            scheme,
+            dict(self.manifest),
+            self.published_sensitive,
+            self.levels,
         )
 
 

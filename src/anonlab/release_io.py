@@ -210,7 +210,14 @@ def load_release(path: str | os.PathLike) -> Release:
     if PUBLISHED_SENSITIVE in frame.columns:
         published = _codes_of(table, table.sensitive, frame[PUBLISHED_SENSITIVE].to_numpy())
     manifest.pop("published_files", None)
-    return Release(table, frame[_GROUP].to_numpy(), manifest["scheme"], manifest, published)
+    return Release(
+        table,
+        frame[_GROUP].to_numpy(),
+        manifest["scheme"],
+        manifest,
+        published,
+        manifest.get("levels"),
+    )
 
 
 def _to_parquet(frame: pd.DataFrame, path: Path) -> None:

@@ -10,6 +10,7 @@ import inspect
 from collections.abc import Callable
 
 from anonlab.anonymize.anatomy import anatomy
+from anonlab.anonymize.generalize import generalize
 from anonlab.anonymize.mondrian import mondrian
 from anonlab.errors import AnonlabError
 from anonlab.release import Release
@@ -18,6 +19,7 @@ from anonlab.table import Table
 #: name -> function(table, **parameters) -> Release
 ALGORITHMS: dict[str, Callable[..., Release]] = {
     "anatomy": anatomy,
+    "generalize": generalize,
     "mondrian": mondrian,
 }
 
@@ -59,4 +61,12 @@ def _lookup(algorithm: str) -> Callable[..., Release]:
         ) from None
 
 
-__all__ = ["ALGORITHMS", "anatomy", "anonymize", "available", "mondrian", "parameters"]
+__all__ = [
+    "ALGORITHMS",
+    "anatomy",
+    "anonymize",
+    "available",
+    "generalize",
+    "mondrian",
+    "parameters",
+]
