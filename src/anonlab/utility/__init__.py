@@ -16,6 +16,7 @@ from typing import Any
 
 from anonlab.errors import AnonlabError
 from anonlab.release import Release
+from anonlab.utility.arx_loss import ArxLoss, arx_loss
 from anonlab.utility.information_loss import (
     AverageClassSize,
     CertaintyPenalty,
@@ -36,6 +37,8 @@ from anonlab.utility.workload import (
 
 __all__ = [
     "MEASURES",
+    "ArxLoss",
+    "arx_loss",
     "AverageClassSize",
     "CertaintyPenalty",
     "Discernibility",
@@ -87,6 +90,12 @@ MEASURES: dict[str, Measure] = {
             workload_error,
             "utility",
             "mean relative error of random COUNT queries (Xiao & Tao, VLDB 2006)",
+        ),
+        Measure(
+            "arx-loss",
+            arx_loss,
+            "utility",
+            "ARX's default Loss metric of a full-domain generalization (ARX 3.9)",
         ),
         Measure(
             "discernibility",
