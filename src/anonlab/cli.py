@@ -233,7 +233,9 @@ def datasets(as_json: bool = JSON) -> None:
 @app.command()
 def anonymize(
     out_dir: Path = typer.Option(..., "--out", help="Release directory to write."),
-    algorithm: str = typer.Option(..., "--algorithm", help="anatomy, mondrian or generalize."),
+    algorithm: str = typer.Option(
+        ..., "--algorithm", help="anatomy, mondrian, hilb, mask, generalize."
+    ),
     dataset: str | None = DATASET,
     data: Path | None = DATA,
     qi: str | None = QI,
@@ -241,6 +243,7 @@ def anonymize(
     sensitive_values: str | None = SENSITIVE_VALUES,
     k: int | None = typer.Option(None, "--k", help="k-anonymity: minimum group size."),
     l: int | None = typer.Option(None, "--l", help="ℓ-diversity (frequency form)."),
+    m: int | None = typer.Option(None, "--m", help="m-confidentiality (MASK)."),
     scheme: str | None = typer.Option(
         None, "--scheme", help="generalization or bucketization (Mondrian, generalize)."
     ),
@@ -271,6 +274,7 @@ def anonymize(
             algorithm,
             k=k,
             l=l,
+            m=m,
             scheme=scheme,
             sensitive_values=_split(sensitive_values),
             levels=_parse_levels(levels),

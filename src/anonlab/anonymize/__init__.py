@@ -11,6 +11,8 @@ from collections.abc import Callable
 
 from anonlab.anonymize.anatomy import anatomy
 from anonlab.anonymize.generalize import generalize
+from anonlab.anonymize.hilb import hilb
+from anonlab.anonymize.mask import mask
 from anonlab.anonymize.mondrian import mondrian
 from anonlab.errors import AnonlabError
 from anonlab.release import Release
@@ -20,6 +22,8 @@ from anonlab.table import Table
 ALGORITHMS: dict[str, Callable[..., Release]] = {
     "anatomy": anatomy,
     "generalize": generalize,
+    "hilb": hilb,
+    "mask": mask,
     "mondrian": mondrian,
 }
 
@@ -67,6 +71,8 @@ __all__ = [
     "anonymize",
     "available",
     "generalize",
+    "hilb",
+    "mask",
     "mondrian",
     "parameters",
 ]
