@@ -165,3 +165,19 @@ def test_generalize_with_levels_reports_the_node(tmp_path, cli):
         k: int(v) for k, v in (item.split("=") for item in levels.split(","))
     }
     assert report["checks"][0]["holds"] is True
+
+
+def test_lattice_search_through_cli(tmp_path, cli):
+    out = tmp_path / "lattice"
+    summary = run_json(
+        ["anonymize", "--dataset", "adult-train", "--qi",
+         "age,sex,race,marital-status,education,native-country,workclass",
+         "--sensitive", "occupation", "--hierarchy-set", "arx", "--algorithm", "lattice",
+         "--model", "t-closeness", "--t", "0.2", "--distance", "equal", "--out", str(out)],
+        cli,
+    )  # fmt: skip
+    assert summary["groups"] == 2  # ARX 3.9.2's node for equal-distance 0.2-closeness
+    report = run_json(["check", str(out), "--model", "t-closeness"], cli)
+    assert list(report["levels"].values()) == [4, 1, 1, 1, 3, 2, 2]
+    (result,) = report["checks"]
+    assert result["holds"] and result["parameters"]["distance"] == "equal"

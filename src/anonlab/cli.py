@@ -234,7 +234,7 @@ def datasets(as_json: bool = JSON) -> None:
 def anonymize(
     out_dir: Path = typer.Option(..., "--out", help="Release directory to write."),
     algorithm: str = typer.Option(
-        ..., "--algorithm", help="anatomy, mondrian, hilb, mask, generalize."
+        ..., "--algorithm", help="anatomy, mondrian, hilb, mask, generalize, lattice."
     ),
     dataset: str | None = DATASET,
     data: Path | None = DATA,
@@ -244,6 +244,17 @@ def anonymize(
     k: int | None = typer.Option(None, "--k", help="k-anonymity: minimum group size."),
     l: int | None = typer.Option(None, "--l", help="ℓ-diversity (frequency form)."),
     m: int | None = typer.Option(None, "--m", help="m-confidentiality (MASK)."),
+    model: str | None = typer.Option(
+        None, "--model", help="lattice: the privacy model (see `anonlab check`)."
+    ),
+    c: float | None = typer.Option(None, "--c", help="lattice: recursive (c,ℓ)'s c."),
+    t: float | None = typer.Option(None, "--t", help="lattice: t-closeness's t."),
+    distance: str | None = typer.Option(
+        None, "--distance", help="lattice: t-closeness distance (equal, ordered, hierarchical)."
+    ),
+    metric: str | None = typer.Option(
+        None, "--metric", help="lattice: information loss to minimise (arx-loss, height)."
+    ),
     scheme: str | None = typer.Option(
         None, "--scheme", help="generalization or bucketization (Mondrian, generalize)."
     ),
@@ -275,6 +286,11 @@ def anonymize(
             k=k,
             l=l,
             m=m,
+            model=model,
+            c=c,
+            t=t,
+            distance=distance,
+            metric=metric,
             scheme=scheme,
             sensitive_values=_split(sensitive_values),
             levels=_parse_levels(levels),
@@ -324,12 +340,18 @@ def _check_specs(release, k, l, c, t, m, sensitive_values) -> list[tuple[str, di
         ("distinct-l-diversity", {"l": l}),
         ("entropy-l-diversity", {"l": l}),
         ("recursive-cl-diversity", {"c": c, "l": l}),
-        ("t-closeness", {"t": t}),
+        (
+            "t-closeness",
+            {
+                "t": t if t is not None else params.get("t", 0.2),
+                "distance": params.get("distance") or "auto",
+            },
+        ),
         ("m-confidentiality", {"m": m if m is not None else l, "sensitive_values": sv}),
     ]
 
 
-def run_checks(release, k=None, l=None, c=3.0, t=0.2, m=None, sensitive_values=None, only=None):
+def run_checks(release, k=None, l=None, c=3.0, t=None, m=None, sensitive_values=None, only=None):
     from anonlab import models
 
     results = []
@@ -370,7 +392,9 @@ def check(
     k: int | None = typer.Option(None, "--k"),
     l: int | None = typer.Option(None, "--l"),
     c: float = typer.Option(3.0, "--c", help="Recursive (c,ℓ)-diversity's c."),
-    t: float = typer.Option(0.2, "--t", help="t-closeness threshold."),
+    t: float | None = typer.Option(
+        None, "--t", help="t-closeness threshold (default: the release's, else 0.2)."
+    ),
     m: int | None = typer.Option(None, "--m", help="m-confidentiality's m (default ℓ)."),
     sensitive_values: str | None = SENSITIVE_VALUES,
     as_json: bool = JSON,

@@ -163,6 +163,31 @@ class Release:
             manifest["levels"] = dict(self.levels)
         self.manifest = manifest
 
+    @classmethod
+    def _from_statistics(
+        cls,
+        table: Table,
+        n_groups: int,
+        sizes: np.ndarray,
+        histogram: np.ndarray,
+        scheme: str = "generalization",
+    ) -> Release:
+        """A release known only by its per-group statistics, for checking many candidate
+        partitions fast (the lattice search). It has no per-record groups: only
+        ``group_sizes``, ``sensitive_histogram`` and what they imply can be asked of it.
+        """
+        self = cls.__new__(cls)
+        self.table = table
+        self.group = None
+        self.n_groups = int(n_groups)
+        self.scheme = scheme
+        self.published_sensitive = None
+        self.levels = None
+        self.manifest = {"algorithm": "candidate", "scheme": scheme}
+        self.__dict__["group_sizes"] = _read_only(np.asarray(sizes, dtype=np.int64))
+        self.__dict__["sensitive_histogram"] = _read_only(np.asarray(histogram, dtype=np.int64))
+        return self
+
     def _check_levels(self, levels: dict[str, int]) -> dict[str, int]:
         """Full-domain generalization: every group must share one node per quasi-identifier."""
         out = {}

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from anonlab.anonymize.anatomy import anatomy
 from anonlab.anonymize.generalize import generalize
 from anonlab.anonymize.hilb import hilb
+from anonlab.anonymize.lattice import lattice
 from anonlab.anonymize.mask import mask
 from anonlab.anonymize.mondrian import mondrian
 from anonlab.errors import AnonlabError
@@ -23,6 +24,7 @@ ALGORITHMS: dict[str, Callable[..., Release]] = {
     "anatomy": anatomy,
     "generalize": generalize,
     "hilb": hilb,
+    "lattice": lattice,
     "mask": mask,
     "mondrian": mondrian,
 }
@@ -72,6 +74,7 @@ __all__ = [
     "available",
     "generalize",
     "hilb",
+    "lattice",
     "mask",
     "mondrian",
     "parameters",

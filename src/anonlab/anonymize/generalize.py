@@ -62,6 +62,7 @@ def generalize(
         )
     key = np.zeros(table.n_rows, dtype=np.int64)
     checked: dict[str, int] = {}
+    radix = 1.0
     for q in qi:
         if q not in levels:
             raise AnonlabError(f"no level given for quasi-identifier {q!r} (levels: {q}=N)")
@@ -77,6 +78,12 @@ def generalize(
                 f"level {level} of {q!r} does not exist; its hierarchy has levels 0..{h.height}"
             )
         node = h.map(level)[table.leaf_codes(q)[table.codes[q]]]
+        radix *= len(h.labels(level))
+        if radix >= 2.0**62:
+            raise AnonlabError(
+                "too many combinations of generalized values for 64-bit class keys; "
+                "generalize further or use fewer quasi-identifiers"
+            )
         key = key * len(h.labels(level)) + node  # mixed radix: one int per generalized vector
         checked[q] = level
     _, group = np.unique(key, return_inverse=True)
