@@ -22,7 +22,7 @@ estimation, a range covers the distinct values of the attribute's domain between
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -169,12 +169,13 @@ class Release:
         table: Table,
         n_groups: int,
         sizes: np.ndarray,
-        histogram: np.ndarray,
+        histogram: Callable[[], np.ndarray],
         scheme: str = "generalization",
     ) -> Release:
         """A release known only by its per-group statistics, for checking many candidate
         partitions fast (the lattice search). It has no per-record groups: only
         ``group_sizes``, ``sensitive_histogram`` and what they imply can be asked of it.
+        ``histogram`` is called only if a check asks for the sensitive histogram.
         """
         self = cls.__new__(cls)
         self.table = table
@@ -185,7 +186,7 @@ class Release:
         self.levels = None
         self.manifest = {"algorithm": "candidate", "scheme": scheme}
         self.__dict__["group_sizes"] = _read_only(np.asarray(sizes, dtype=np.int64))
-        self.__dict__["sensitive_histogram"] = _read_only(np.asarray(histogram, dtype=np.int64))
+        self._histogram = histogram
         return self
 
     def _check_levels(self, levels: dict[str, int]) -> dict[str, int]:
@@ -237,6 +238,8 @@ class Release:
     @cached_property
     def sensitive_histogram(self) -> np.ndarray:
         """Published sensitive counts, shape (n_groups, n_sensitive_values)."""
+        if self.group is None:  # a candidate known by its statistics (_from_statistics)
+            return _read_only(np.asarray(self._histogram(), dtype=np.int64))
         return _read_only(
             group_histogram(
                 self.group,

@@ -194,9 +194,12 @@ class _CandidateStatistics:
         sens = table.codes[table.require_sensitive()]
         self.n_values = table.domain_size(table.sensitive)
         self.base_size = np.bincount(base, minlength=self.n_base)
-        self.base_hist = np.bincount(
-            base * self.n_values + sens, minlength=self.n_base * self.n_values
-        ).reshape(self.n_base, self.n_values)
+        # The base classes' sensitive counts as sparse (class, value, count) triples.
+        cells = np.bincount(base * self.n_values + sens, minlength=self.n_base * self.n_values)
+        nonzero = np.flatnonzero(cells)
+        self.cell_base = nonzero // self.n_values
+        self.cell_value = nonzero % self.n_values
+        self.cell_count = cells[nonzero]
         self.generalized = [
             [h.map(level)[leaf[first]].astype(np.int64) for level in range(h.height + 1)]
             for h, leaf in zip(hierarchies, leaves, strict=True)
@@ -210,14 +213,14 @@ class _CandidateStatistics:
         _, cls = np.unique(key, return_inverse=True)
         cls = cls.ravel()
         n_groups = int(cls.max()) + 1
-        sizes = np.bincount(cls, weights=self.base_size, minlength=n_groups)
-        flat = (cls[:, None] * self.n_values + np.arange(self.n_values)).ravel()
-        hist = np.bincount(
-            flat, weights=self.base_hist.ravel(), minlength=n_groups * self.n_values
-        ).reshape(n_groups, self.n_values)
-        release = Release._from_statistics(
-            self.table, n_groups, sizes.astype(np.int64), hist.astype(np.int64)
-        )
+        sizes = np.bincount(cls, weights=self.base_size, minlength=n_groups).astype(np.int64)
+
+        def histogram() -> np.ndarray:
+            flat = cls[self.cell_base] * self.n_values + self.cell_value
+            counts = np.bincount(flat, weights=self.cell_count, minlength=n_groups * self.n_values)
+            return counts.reshape(n_groups, self.n_values)
+
+        release = Release._from_statistics(self.table, n_groups, sizes, histogram)
         return models.check(release, model, **params).holds
 
 
@@ -227,10 +230,10 @@ class _MonotoneSearch:
 
     A status per lattice node (unknown / holds / fails) is kept in one array: a check that fails
     marks the node's whole down-set as failing, one that holds marks its up-set, each with one
-    vectorised comparison over all nodes. When a node fails, the search climbs from it (one level
-    of one attribute at a time, while the result still fails) to a maximal failing node, whose
-    down-set is usually much larger: the idea of Flash's greedy paths (Kohlmayer et al., PASSAT
-    2012) without its lattice bookkeeping.
+    vectorised comparison over all nodes. When a node fails, the search climbs from it to a
+    maximal failing node (one level of one attribute at a time, while it still fails), whose
+    down-set is usually much larger: the idea of Flash's paths (Kohlmayer et al., PASSAT 2012)
+    without its lattice bookkeeping.
     """
 
     UNKNOWN, FAILS, HOLDS = 0, 1, 2
@@ -262,6 +265,10 @@ class _MonotoneSearch:
         node = self.nodes[index]
         if self._status(node) == self.HOLDS:
             return True
+        # Climb to a maximal failing node: round-robin over the attributes, one level at a
+        # time, while the node still fails. (Measured on Adult: fewer checks than climbing one
+        # attribute to its top before the next, or a binary search per attribute, whose higher
+        # probes mostly hold and prune nothing below the optimum.)
         top = node.copy()
         climbed = True
         while climbed:
