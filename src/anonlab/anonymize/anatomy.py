@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit
 
 from anonlab._validation import check_int, check_seed, rng_from_seed
-from anonlab.errors import IneligibleError
+from anonlab.anonymize.eligibility import require_l_eligible
 from anonlab.release import Release
 from anonlab.table import Table
 
@@ -125,15 +125,8 @@ def anatomy(
     rng = rng_from_seed(seed)
     n = table.n_rows
 
+    require_l_eligible(table, l, constrained)
     counts_all = np.bincount(codes, minlength=n_values)
-    worst = int(np.argmax(np.where(constrained, counts_all, -1)))
-    if constrained[worst] and l * counts_all[worst] > n:
-        raise IneligibleError(
-            f"the table is not {l}-eligible: value {table.values[sens][worst]!r} of {sens!r} "
-            f"occurs in {counts_all[worst]} of {n} records ({counts_all[worst] / n:.1%}), more "
-            f"than 1/ℓ = {1 / l:.1%}; the largest ℓ this table allows is "
-            f"{n // counts_all[worst]}"
-        )
 
     # Bucket ids: constrained values keep their code; every unconstrained record goes to the pool.
     bucket = np.where(constrained[codes], codes, n_values)  # n_values = the pool

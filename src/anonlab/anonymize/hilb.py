@@ -65,6 +65,7 @@ import numpy as np
 from numba import njit
 
 from anonlab._validation import check_choice, check_int, check_seed
+from anonlab.anonymize.eligibility import require_l_eligible
 from anonlab.anonymize.hilbert import hilbert_index
 from anonlab.errors import AnonlabError, IneligibleError
 from anonlab.release import SCHEMES, Release
@@ -280,14 +281,7 @@ def hilb(
     constrained = table.value_mask(sens, sensitive_values)
     n = table.n_rows
 
-    counts = np.bincount(codes, minlength=n_values)
-    worst = int(np.argmax(np.where(constrained, counts, -1)))
-    if constrained[worst] and l * counts[worst] > n:
-        raise IneligibleError(
-            f"the table is not {l}-eligible: value {table.values[sens][worst]!r} of {sens!r} "
-            f"occurs in {counts[worst]} of {n} records ({counts[worst] / n:.1%}), more than "
-            f"1/ℓ = {1 / l:.1%}; the largest ℓ this table allows is {n // counts[worst]}"
-        )
+    require_l_eligible(table, l, constrained)
     if 0 < n < l:
         raise IneligibleError(
             f"the table has {n} records, fewer than ℓ = {l}; the largest ℓ this table allows is {n}"

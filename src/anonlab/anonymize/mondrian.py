@@ -35,6 +35,7 @@ import numpy as np
 from numba import njit
 
 from anonlab._validation import check_choice, check_int
+from anonlab.anonymize.eligibility import require_l_eligible
 from anonlab.errors import AnonlabError, IneligibleError
 from anonlab.release import SCHEMES, Release
 from anonlab.table import Table
@@ -206,15 +207,7 @@ def mondrian(
     sens = table.codes[table.require_sensitive()]
     constrained = table.value_mask(table.sensitive, sensitive_values)
     if l_ > 1:
-        counts = np.bincount(sens, minlength=len(constrained))
-        worst = int(np.argmax(np.where(constrained, counts, -1)))
-        if constrained[worst] and l_ * counts[worst] > table.n_rows:
-            raise IneligibleError(
-                f"the table is not {l_}-eligible: value "
-                f"{table.values[table.sensitive][worst]!r} of {table.sensitive!r} occurs in "
-                f"{counts[worst]} of {table.n_rows} records; the largest ℓ this table allows is "
-                f"{table.n_rows // counts[worst]}"
-            )
+        require_l_eligible(table, l_, constrained)
     width = np.array([table.domain_size(q) - 1 for q in table.quasi_identifiers], dtype=np.int64)
     group, _ = _mondrian_kernel(np.ascontiguousarray(qi), sens, constrained, width, k, l_)
     manifest = {

@@ -1,0 +1,26 @@
+"""ℓ-eligibility (Xiao & Tao, VLDB 2006, Property I): a table has an ℓ-diverse partition in the
+frequency form iff no protected sensitive value occurs in more than n/ℓ of its records."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from anonlab.errors import IneligibleError
+from anonlab.table import Table
+
+
+def require_l_eligible(table: Table, l: int, constrained: np.ndarray) -> None:
+    """Raise :class:`IneligibleError` naming the value and the largest ℓ the table allows.
+
+    ``constrained`` is the bool mask of protected values over the sensitive domain.
+    """
+    sens = table.require_sensitive()
+    n = table.n_rows
+    counts = np.bincount(table.codes[sens], minlength=len(constrained))
+    worst = int(np.argmax(np.where(constrained, counts, -1)))
+    if constrained[worst] and l * counts[worst] > n:
+        raise IneligibleError(
+            f"the table is not {l}-eligible: value {table.values[sens][worst]!r} of {sens!r} "
+            f"occurs in {counts[worst]} of {n} records ({counts[worst] / n:.1%}), more than "
+            f"1/ℓ = {1 / l:.1%}; the largest ℓ this table allows is {n // counts[worst]}"
+        )
