@@ -253,7 +253,7 @@ def anonymize(
         None, "--distance", help="lattice: t-closeness distance (equal, ordered, hierarchical)."
     ),
     metric: str | None = typer.Option(
-        None, "--metric", help="lattice: information loss to minimise (arx-loss, height)."
+        None, "--metric", help="lattice: arx-loss, height, precision, discernibility, aecs."
     ),
     scheme: str | None = typer.Option(
         None, "--scheme", help="generalization or bucketization (Mondrian, generalize)."

@@ -11,16 +11,16 @@ Pruning rests on two facts:
   recursive ℓ-diversity, m-confidentiality's frequency condition and EMD t-closeness; LeFevre et
   al., SIGMOD 2005, §3; Machanavajjhala et al. 2007, §4; Li et al., ICDE 2007, §4). So a node
   that fails proves every more specific node fails;
-* without suppression the offered metrics (ARX's Loss, height) depend on the node only, so they
-  can be computed for all nodes up front.
+* without suppression ARX's Loss, height and precision depend on the node only, so they can be
+  computed for all nodes up front; discernibility and the average class size depend on the
+  classes but only grow when classes merge, so their minimum lies at a minimal satisfying node.
 
 The search visits nodes in increasing metric order and checks a node only when no failed node
 already covers it; the first node that holds is optimal (every node of lower metric has failed or
 was proved to fail). This is exact, like Incognito and ARX's Flash, but simpler: it needs no
 lattice traversal, only the failed nodes seen so far.
 
-Not done yet (issue 3): a suppression limit, metrics that depend on the classes
-(discernibility, AECS, precision), and the whole lattice's verdicts for plots.
+Not done yet (issue 3): a suppression limit, and the whole lattice's verdicts for plots.
 
 References
 ----------
@@ -44,13 +44,26 @@ from anonlab.release import SCHEMES, Release
 from anonlab.table import Table
 
 #: Information-loss metrics that depend on the node only (so every node can be ranked first).
-METRICS = ("arx-loss", "height")
+NODE_METRICS = ("arx-loss", "height", "precision")
+#: Metrics that depend on the node's classes; both only grow when classes merge, so their minimum
+#: over the satisfying nodes lies at a minimal satisfying node.
+CLASS_METRICS = ("discernibility", "aecs")
+METRICS = NODE_METRICS + CLASS_METRICS
 
 
 def node_metric(table: Table, nodes: np.ndarray, metric: str) -> np.ndarray:
-    """The metric of every node (rows of ``nodes``: one level per quasi-identifier)."""
+    """A node-only metric of every node (rows of ``nodes``: one level per quasi-identifier).
+
+    ``height``: the sum of levels. ``precision``: 1 − Sweeney's Prec, the mean over attributes of
+    level / hierarchy height (Sweeney, IJUFKS 2002). ``arx-loss``: see the module docstring.
+    """
     if metric == "height":
         return nodes.sum(axis=1).astype(float)
+    if metric == "precision":
+        heights = np.array(
+            [max(table.schema[q].hierarchy.height, 1) for q in table.quasi_identifiers]
+        )
+        return (nodes / heights).mean(axis=1)
     # ARX's Loss without suppression: x_d depends on the level of attribute d only.
     n = table.n_rows
     per_attribute = []
@@ -98,8 +111,11 @@ def lattice(
     k, l, c, t, m, distance, sensitive_values
         The model's parameters (as :func:`anonlab.models.check` takes them; ``distance`` is
         t-closeness's ground distance, e.g. ``"equal"`` as ARX uses by default).
-    metric : {"arx-loss", "height"}
-        ARX's default Loss (notes/arx-loss-metric.md) or the sum of levels.
+    metric : {"arx-loss", "height", "precision", "discernibility", "aecs"}
+        ARX's default Loss (notes/arx-loss-metric.md), the sum of levels, 1 − Sweeney's
+        precision (node-only metrics: nodes are visited in metric order), or the discernibility
+        metric Σ|class|² or the average class size n / classes (class metrics: every node is
+        classified, and the best minimal satisfying node is taken).
     scheme : {"generalization", "bucketization"}
     seed : int
         Orders exported rows only.
@@ -136,15 +152,27 @@ def lattice(
             )
     heights = np.array([table.schema[q].hierarchy.height for q in qi], dtype=np.int64)
     nodes = np.array(list(itertools.product(*(range(h + 1) for h in heights))), dtype=np.int64)
-    cost = node_metric(table, nodes, metric)
-    order = np.lexsort((nodes.sum(axis=1), cost))  # ties: fewer levels first, then node order
     candidates = _CandidateStatistics(table)
     search = _MonotoneSearch(lambda node: candidates.holds(node, model, params), nodes, heights)
-    best = None
-    for index in order.tolist():
-        if search.holds(index):
-            best = index
-            break
+    if metric in NODE_METRICS:
+        cost = node_metric(table, nodes, metric)
+        order = np.lexsort((nodes.sum(axis=1), cost))  # ties: fewer levels, then node order
+        best = next((i for i in order.tolist() if search.holds(i)), None)
+    else:
+        # Classify every node, then take the best minimal satisfying node.
+        for i in np.argsort(nodes.sum(axis=1), kind="stable").tolist():
+            search.holds(i)
+        minimal = search.minimal_holding()
+        cost = np.full(len(nodes), np.inf)
+        for i in minimal.tolist():
+            sizes = candidates.class_sizes(nodes[i])
+            cost[i] = (
+                float((sizes**2).sum())
+                if metric == "discernibility"
+                else (table.n_rows / len(sizes))
+            )
+        order = np.lexsort((nodes.sum(axis=1), cost))
+        best = int(order[0]) if len(minimal) else None
     if best is None:
         raise IneligibleError(
             f"no node of the lattice satisfies {model} with {params}: even the most general "
@@ -158,7 +186,9 @@ def lattice(
         "lattice": {
             "nodes": int(len(nodes)),
             "checked": search.checked,
-            "visited_in_metric_order": int(np.flatnonzero(order == best)[0]) + 1,
+            "visited_in_metric_order": int(np.flatnonzero(order == best)[0]) + 1
+            if metric in NODE_METRICS
+            else None,
             "metric_value": float(cost[best]),
         },
     }
@@ -206,13 +236,21 @@ class _CandidateStatistics:
         ]
         self.radix = [[len(h.labels(level)) for level in range(h.height + 1)] for h in hierarchies]
 
-    def holds(self, node: np.ndarray, model: str, params: dict) -> bool:
+    def classes(self, node: np.ndarray) -> tuple[np.ndarray, int]:
+        """The class of each base class under ``node``, and the number of classes."""
         key = np.zeros(self.n_base, dtype=np.int64)
         for j, level in enumerate(node.tolist()):
             key = key * self.radix[j][level] + self.generalized[j][level]
         _, cls = np.unique(key, return_inverse=True)
         cls = cls.ravel()
-        n_groups = int(cls.max()) + 1
+        return cls, int(cls.max()) + 1
+
+    def class_sizes(self, node: np.ndarray) -> np.ndarray:
+        cls, n_groups = self.classes(node)
+        return np.bincount(cls, weights=self.base_size, minlength=n_groups).astype(np.int64)
+
+    def holds(self, node: np.ndarray, model: str, params: dict) -> bool:
+        cls, n_groups = self.classes(node)
         sizes = np.bincount(cls, weights=self.base_size, minlength=n_groups).astype(np.int64)
 
         def histogram() -> np.ndarray:
@@ -258,6 +296,17 @@ class _MonotoneSearch:
             else:
                 self.status[np.all(self.nodes <= node, axis=1)] = self.FAILS
         return int(self.status[index])
+
+    def minimal_holding(self) -> np.ndarray:
+        """Indices of the holding nodes none of whose direct specializations holds (call after
+        every node is classified)."""
+        holding = self.status == self.HOLDS
+        minimal = holding.copy()
+        for j, stride in enumerate(self.stride.tolist()):
+            has_lower = self.nodes[:, j] > 0
+            below = np.flatnonzero(has_lower)
+            minimal[below] &= ~holding[below - stride]
+        return np.flatnonzero(minimal)
 
     def holds(self, index: int) -> bool:
         if self.status[index] != self.UNKNOWN:
