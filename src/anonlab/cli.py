@@ -255,6 +255,9 @@ def anonymize(
     metric: str | None = typer.Option(
         None, "--metric", help="lattice: arx-loss, height, precision, discernibility, aecs."
     ),
+    suppression: float | None = typer.Option(
+        None, "--suppression", help="lattice: largest share of records to suppress (e.g. 0.02)."
+    ),
     scheme: str | None = typer.Option(
         None, "--scheme", help="generalization or bucketization (Mondrian, generalize)."
     ),
@@ -291,6 +294,7 @@ def anonymize(
             t=t,
             distance=distance,
             metric=metric,
+            suppression=suppression,
             scheme=scheme,
             sensitive_values=_split(sensitive_values),
             levels=_parse_levels(levels),
@@ -306,6 +310,7 @@ def anonymize(
         "groups": release.n_groups,
         "seconds": round(elapsed, 4),
         "dropped": release.table.dropped,
+        "suppressed_records": release.manifest.get("suppressed_records", 0),
         "published_files": [
             str(out_dir / "published" / f)
             for f in (
@@ -324,6 +329,9 @@ def anonymize(
     dropped_rows = release.table.dropped.get("rows_with_missing")
     if dropped_rows:
         out.print(f"dropped {dropped_rows:,} rows with missing values (recorded in the manifest)")
+    suppressed = release.manifest.get("suppressed_records")
+    if suppressed:
+        out.print(f"suppressed {suppressed:,} records (withheld; recorded in the manifest)")
     out.print(f"publish: {', '.join(summary['published_files'])}", highlight=False)
 
 

@@ -115,6 +115,7 @@ class Release:
         manifest: dict | None = None,
         published_sensitive: np.ndarray | None = None,
         levels: dict[str, int] | None = None,
+        reference_counts: np.ndarray | None = None,
     ) -> None:
         from anonlab import __version__
 
@@ -158,9 +159,18 @@ class Release:
             else np.count_nonzero(self.published_sensitive != table.codes[table.sensitive])
         )
         manifest.setdefault("anonlab_version", __version__)
+        # Sensitive counts of the whole input when records were withheld (suppression): the
+        # reference distribution of t-closeness, as ARX computes it.
+        self.reference_counts = (
+            None
+            if reference_counts is None
+            else _read_only(np.array(reference_counts, dtype=np.int64))
+        )
         self.levels = None if levels is None else self._check_levels(levels)
         if self.levels is not None:
             manifest["levels"] = dict(self.levels)
+        if self.reference_counts is not None:
+            manifest["reference_counts"] = self.reference_counts.tolist()
         self.manifest = manifest
 
     @classmethod
@@ -171,6 +181,7 @@ class Release:
         sizes: np.ndarray,
         histogram: Callable[[], np.ndarray],
         scheme: str = "generalization",
+        reference_counts: np.ndarray | None = None,
     ) -> Release:
         """A release known only by its per-group statistics, for checking many candidate
         partitions fast (the lattice search). It has no per-record groups: only
@@ -184,6 +195,11 @@ class Release:
         self.scheme = scheme
         self.published_sensitive = None
         self.levels = None
+        self.reference_counts = (
+            None
+            if reference_counts is None
+            else _read_only(np.asarray(reference_counts, dtype=np.int64))
+        )
         self.manifest = {"algorithm": "candidate", "scheme": scheme}
         self.__dict__["group_sizes"] = _read_only(np.asarray(sizes, dtype=np.int64))
         self._histogram = histogram
@@ -341,6 +357,7 @@ class Release:
             dict(self.manifest),
             self.published_sensitive,
             self.levels,
+            self.reference_counts,
         )
 
 

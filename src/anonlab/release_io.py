@@ -217,6 +217,7 @@ def load_release(path: str | os.PathLike) -> Release:
         manifest,
         published,
         manifest.get("levels"),
+        manifest.get("reference_counts"),
     )
 
 

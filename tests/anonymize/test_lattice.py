@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 from anonlab import AnonlabError, Hierarchy, IneligibleError, Table, models
 from anonlab.anonymize import anonymize, generalize
 from anonlab.anonymize.lattice import lattice
+from anonlab.release import Release
+from anonlab.release_io import load_release, save_release
 from anonlab.utility import measure
 
 ARX_QI = ["age", "sex", "race", "marital-status", "education", "native-country", "workclass"]
@@ -22,6 +24,14 @@ ARX_ROWS = [
     ("k-anonymity", {"k": 5}, (4, 0, 0, 1, 3, 2, 2), 20, 0.5644),
     ("distinct-l-diversity", {"l": 4}, (4, 0, 0, 1, 3, 2, 2), 20, 0.5644),
     ("t-closeness", {"t": 0.2, "distance": "equal"}, (4, 1, 1, 1, 3, 2, 2), 2, 0.9070),
+]
+
+
+# ... and at 2% suppression: node, classes, suppressed records, Loss.
+ARX_ROWS_2 = [
+    ("k-anonymity", {"k": 5}, (3, 0, 0, 1, 2, 1, 1), 233, 552, 0.2260),
+    ("distinct-l-diversity", {"l": 4}, (4, 0, 0, 0, 2, 1, 1), 184, 588, 0.2546),
+    ("t-closeness", {"t": 0.2, "distance": "equal"}, (4, 1, 1, 1, 3, 1, 2), 6, 235, 0.7900),
 ]
 
 
@@ -40,6 +50,22 @@ def test_finds_arx_node(adult_train, model, params, levels, classes, loss):
     assert round(measure(release, "arx-loss").value, 4) == loss
     info = release.manifest["lattice"]
     assert info["nodes"] == 2160 and info["checked"] < 2160
+
+
+@pytest.mark.parametrize(("model", "params", "levels", "classes", "suppressed", "loss"), ARX_ROWS_2)
+def test_finds_arx_node_with_suppression(
+    adult_train, model, params, levels, classes, suppressed, loss, tmp_path
+):
+    release = lattice(adult_train, model, suppression=0.02, **params)
+    assert tuple(release.levels[q] for q in ARX_QI) == levels
+    assert release.n_groups == classes
+    assert release.manifest["suppressed_records"] == suppressed
+    assert release.table.n_rows == adult_train.n_rows - suppressed
+    assert round(measure(release, "arx-loss").value, 4) == loss
+    assert models.check(release, model, **params).holds
+    loaded = load_release(save_release(release, tmp_path / "rel"))
+    assert round(measure(loaded, "arx-loss").value, 4) == loss  # suppression survives the files
+    assert models.check(loaded, model, **params).holds
 
 
 AGE = Hierarchy.intervals(range(12), (3, 6))
@@ -138,3 +164,48 @@ def test_errors(adult_train):
     )
     with pytest.raises(AnonlabError, match="'a' has no hierarchy"):
         lattice(no_hierarchy, "k-anonymity", k=2)
+
+
+@settings(max_examples=80, deadline=None)
+@given(cases(), st.sampled_from([0.1, 0.25]), st.sampled_from(["arx-loss", "height"]))
+def test_equals_exhaustive_search_with_suppression(case, suppression, metric):
+    df, model, params, _ = case
+    table = Table.from_frame(
+        df, quasi_identifiers=["age", "colour", "size"], sensitive="s",
+        hierarchies={"age": AGE, "colour": COLOUR, "size": SIZE},
+    )  # fmt: skip
+    qi = table.quasi_identifiers
+    limit = int(np.floor(suppression * table.n_rows + 1e-9))
+    reference = np.bincount(table.codes["s"], minlength=table.domain_size("s"))
+    heights = [AGE.height, COLOUR.height, SIZE.height]
+    nodes = np.array(list(itertools.product(*(range(h + 1) for h in heights))))
+    feasible = []
+    for i, node in enumerate(nodes):
+        levels = dict(zip(qi, node.tolist(), strict=True))
+        full = generalize(table, levels)
+        check = models.check(
+            Release(table, full.group, "generalization", reference_counts=reference),
+            model, **params,
+        )  # fmt: skip
+        if check.violating_records > limit:
+            continue
+        keep = ~np.isin(full.group, check.violating_groups)
+        if metric == "height":
+            cost = float(node.sum())
+        else:
+            kept = Release(
+                table.take(np.flatnonzero(keep)), full.group[keep], "generalization",
+                {"suppressed_records": int((~keep).sum())}, levels=levels,
+            )  # fmt: skip
+            cost = measure(kept, "arx-loss").value
+        feasible.append((cost, i))
+    if not feasible:
+        with pytest.raises(IneligibleError):
+            lattice(table, model, metric=metric, suppression=suppression, **params)
+        return
+    got = lattice(table, model, metric=metric, suppression=suppression, **params)
+    index = int(np.flatnonzero((nodes == [got.levels[q] for q in qi]).all(axis=1))[0])
+    costs = dict((i, c) for c, i in feasible)
+    assert index in costs  # the node found is acceptable ...
+    assert costs[index] <= min(feasible)[0] + 1e-12  # ... and optimal
+    assert got.manifest["suppressed_records"] <= limit

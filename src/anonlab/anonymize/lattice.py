@@ -37,7 +37,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from anonlab import models
-from anonlab._validation import check_choice, check_seed
+from anonlab._validation import check_choice, check_float, check_seed
 from anonlab.anonymize.generalize import generalize
 from anonlab.errors import AnonlabError, IneligibleError
 from anonlab.release import SCHEMES, Release
@@ -97,6 +97,7 @@ def lattice(
     distance: str | None = None,
     sensitive_values: Sequence[str] | None = None,
     metric: str = "arx-loss",
+    suppression: float = 0.0,
     scheme: str = "generalization",
     seed: int = 0,
 ) -> Release:
@@ -116,6 +117,15 @@ def lattice(
         precision (node-only metrics: nodes are visited in metric order), or the discernibility
         metric Σ|class|² or the average class size n / classes (class metrics: every node is
         classified, and the best minimal satisfying node is taken).
+    suppression : float, default=0
+        Largest share of records that may be suppressed (ARX's suppression limit): the records of
+        the classes that violate the model are withheld from the release, and a node is
+        acceptable when they number at most ``floor(suppression * n)``. With suppression, ARX's
+        Loss charges each suppressed record 1 per attribute (so the metric is no longer node-only:
+        the node-only value is a lower bound that ends the search), t-closeness compares each
+        class with the distribution of the whole input, and only k-anonymity and distinct
+        ℓ-diversity keep the pruning by monotonicity (ARX's ``monotonicWithSuppression``); the
+        class metrics are not offered with suppression yet.
     scheme : {"generalization", "bucketization"}
     seed : int
         Orders exported rows only.
@@ -133,6 +143,12 @@ def lattice(
     """
     metric = check_choice("metric", metric, METRICS)
     scheme = check_choice("scheme", scheme, SCHEMES)
+    suppression = check_float("suppression", suppression, low=0.0, high=1.0)
+    if suppression > 0 and metric in CLASS_METRICS:
+        raise AnonlabError(
+            f"metric {metric!r} is not offered with a suppression limit yet; use one of "
+            f"{list(NODE_METRICS)} or suppression=0"
+        )
     seed = check_seed(seed)
     if model not in models.available():
         raise AnonlabError(f"unknown model {model!r}; available: {models.available()}")
@@ -154,6 +170,11 @@ def lattice(
     nodes = np.array(list(itertools.product(*(range(h + 1) for h in heights))), dtype=np.int64)
     candidates = _CandidateStatistics(table)
     search = _MonotoneSearch(lambda node: candidates.holds(node, model, params), nodes, heights)
+    limit = int(np.floor(suppression * table.n_rows + 1e-9))
+    if limit > 0:
+        return _search_with_suppression(
+            table, model, params, metric, limit, nodes, heights, candidates, scheme, seed
+        )
     if metric in NODE_METRICS:
         cost = node_metric(table, nodes, metric)
         order = np.lexsort((nodes.sum(axis=1), cost))  # ties: fewer levels, then node order
@@ -181,8 +202,16 @@ def lattice(
     levels = dict(zip(qi, nodes[best].tolist(), strict=True))
     manifest = {
         "algorithm": "lattice",
-        "parameters": {"model": model, **params, "metric": metric, "levels": levels},
+        "parameters": {
+            "model": model,
+            **params,
+            "metric": metric,
+            "suppression": suppression,
+            "levels": levels,
+        },
         "seed": seed,
+        "input_rows": int(table.n_rows),
+        "suppressed_records": 0,
         "lattice": {
             "nodes": int(len(nodes)),
             "checked": search.checked,
@@ -195,6 +224,109 @@ def lattice(
     release = generalize(table, levels, scheme=scheme, seed=seed)
     release.manifest.update(manifest)
     return release
+
+
+#: Models whose acceptability with suppression is monotone under generalization (ARX's
+#: ``monotonicWithSuppression``): merging classes never adds violating records.
+MONOTONE_WITH_SUPPRESSION = ("k-anonymity", "distinct-l-diversity")
+
+
+def _search_with_suppression(
+    table, model, params, metric, limit, nodes, heights, candidates, scheme, seed
+) -> Release:
+    """Least-loss node whose violating classes hold at most ``limit`` records (see lattice)."""
+    bound = node_metric(table, nodes, metric)  # the loss with nothing suppressed
+    order = np.lexsort((nodes.sum(axis=1), bound))
+    evaluated: dict[int, tuple[int, np.ndarray]] = {}
+
+    def evaluate(i: int) -> tuple[int, np.ndarray]:
+        if i not in evaluated:
+            evaluated[i] = candidates.suppressed(nodes[i], model, params)
+        return evaluated[i]
+
+    search = (
+        _MonotoneSearch(lambda node: evaluate(int(node @ _strides(heights)))[0] <= limit,
+                        nodes, heights)
+        if model in MONOTONE_WITH_SUPPRESSION else None
+    )  # fmt: skip
+    best, best_cost = None, np.inf
+    for i in order.tolist():
+        if bound[i] >= best_cost:
+            break  # no node from here on can have a lower loss
+        feasible = search.holds(i) if search is not None else evaluate(i)[0] <= limit
+        if not feasible:
+            continue
+        suppressed, kept = evaluate(i)
+        cost = (
+            _arx_loss_with_suppression(table, candidates, nodes[i], kept, suppressed)
+            if metric == "arx-loss"
+            else bound[i]
+        )
+        if cost < best_cost:
+            best, best_cost = i, cost
+    if best is None:
+        raise IneligibleError(
+            f"no node of the lattice satisfies {model} with {params} while suppressing at most "
+            f"{limit} records; relax the parameters or raise the suppression limit"
+        )
+    qi = table.quasi_identifiers
+    levels = dict(zip(qi, nodes[best].tolist(), strict=True))
+    full = generalize(table, levels, scheme=scheme, seed=seed)
+    check = models.check(
+        Release(full.table, full.group, scheme, reference_counts=candidates.reference),
+        model,
+        **params,
+    )
+    keep = ~np.isin(full.group, np.asarray(check.violating_groups, dtype=np.int64))
+    suppressed = int((~keep).sum())
+    manifest = {
+        "algorithm": "lattice",
+        "parameters": {
+            "model": model, **params, "metric": metric, "suppression": limit / table.n_rows,
+            "levels": levels,
+        },
+        "seed": seed,
+        "input_rows": int(table.n_rows),
+        "suppressed_records": suppressed,
+        "lattice": {
+            "nodes": int(len(nodes)),
+            "checked": len(evaluated),
+            "suppression_limit": limit,
+            "metric_value": float(best_cost),
+        },
+    }  # fmt: skip
+    kept_table = table.take(np.flatnonzero(keep))
+    kept_table.dropped = dict(table.dropped, suppressed_records=suppressed)
+    return Release(
+        kept_table, full.group[keep], scheme, manifest, levels=levels,
+        reference_counts=candidates.reference,
+    )  # fmt: skip
+
+
+def _strides(heights: np.ndarray) -> np.ndarray:
+    """Row index of a node in the ``itertools.product`` order = its levels @ these strides."""
+    return np.array(
+        [int(np.prod(heights[j + 1 :] + 1)) for j in range(len(heights))], dtype=np.int64
+    )
+
+
+def _arx_loss_with_suppression(table, candidates, node, kept, suppressed) -> float:
+    """ARX's Loss when the records outside ``kept`` base classes are suppressed."""
+    n = table.n_rows
+    factors = []
+    for j, q in enumerate(table.quasi_identifiers):
+        h = table.schema[q].hierarchy
+        level = int(node[j])
+        share = h.node_size(level) / len(h)
+        per_base = share[h.map(level)[candidates.base_leaves[j]]] * candidates.base_size
+        a = float(per_base[kept].sum()) + suppressed
+        m = n / len(h)
+        x = max(0.0, (a - m) / (n - m)) if n > m else 0.0
+        factors.append(np.floor(x * 1e10) / 1e10)
+    value = 1.0
+    for x in factors:
+        value *= (1.0 + x) ** (1.0 / len(factors))
+    return value - 1.0
 
 
 class _CandidateStatistics:
@@ -230,6 +362,8 @@ class _CandidateStatistics:
         self.cell_base = nonzero // self.n_values
         self.cell_value = nonzero % self.n_values
         self.cell_count = cells[nonzero]
+        self.reference = np.bincount(sens, minlength=self.n_values)
+        self.base_leaves = [leaf[first] for leaf in leaves]
         self.generalized = [
             [h.map(level)[leaf[first]].astype(np.int64) for level in range(h.height + 1)]
             for h, leaf in zip(hierarchies, leaves, strict=True)
@@ -249,16 +383,34 @@ class _CandidateStatistics:
         cls, n_groups = self.classes(node)
         return np.bincount(cls, weights=self.base_size, minlength=n_groups).astype(np.int64)
 
+    def suppressed(self, node: np.ndarray, model: str, params: dict) -> tuple[int, np.ndarray]:
+        """Records in the classes that violate the model, and which base classes are kept.
+
+        The classes are checked against the whole input's sensitive distribution (t-closeness).
+        """
+        cls, n_groups = self.classes(node)
+        sizes = np.bincount(cls, weights=self.base_size, minlength=n_groups).astype(np.int64)
+        release = Release._from_statistics(
+            self.table, n_groups, sizes, lambda: self._histogram(cls, n_groups),
+            reference_counts=self.reference,
+        )  # fmt: skip
+        result = models.check(release, model, **params)
+        failing = np.zeros(n_groups, dtype=bool)
+        failing[np.asarray(result.violating_groups, dtype=np.int64)] = True
+        return int(sizes[failing].sum()), ~failing[cls]
+
+    def _histogram(self, cls: np.ndarray, n_groups: int) -> np.ndarray:
+        flat = cls[self.cell_base] * self.n_values + self.cell_value
+        counts = np.bincount(flat, weights=self.cell_count, minlength=n_groups * self.n_values)
+        return counts.reshape(n_groups, self.n_values)
+
     def holds(self, node: np.ndarray, model: str, params: dict) -> bool:
         cls, n_groups = self.classes(node)
         sizes = np.bincount(cls, weights=self.base_size, minlength=n_groups).astype(np.int64)
 
-        def histogram() -> np.ndarray:
-            flat = cls[self.cell_base] * self.n_values + self.cell_value
-            counts = np.bincount(flat, weights=self.cell_count, minlength=n_groups * self.n_values)
-            return counts.reshape(n_groups, self.n_values)
-
-        release = Release._from_statistics(self.table, n_groups, sizes, histogram)
+        release = Release._from_statistics(
+            self.table, n_groups, sizes, lambda: self._histogram(cls, n_groups)
+        )
         return models.check(release, model, **params).holds
 
 
@@ -282,9 +434,7 @@ class _MonotoneSearch:
         self.heights = heights
         self.status = np.zeros(len(nodes), dtype=np.int8)
         # nodes come from itertools.product: row index = mixed-radix value of the levels
-        self.stride = np.array(
-            [int(np.prod(heights[j + 1 :] + 1)) for j in range(len(heights))], dtype=np.int64
-        )
+        self.stride = _strides(heights)
         self.checked = 0
 
     def _status(self, node: np.ndarray) -> int:

@@ -113,9 +113,11 @@ def emd_per_group(release: Release, distance: str) -> tuple[np.ndarray, dict]:
     name = release.sensitive
     hist = release.sensitive_histogram
     sizes = np.asarray(release.group_sizes, dtype=np.int64)
-    n = int(sizes.sum())
     n_values = hist.shape[1]
     total = hist.sum(axis=0)
+    if release.reference_counts is not None:  # records withheld by suppression still count
+        total = np.asarray(release.reference_counts, dtype=np.int64)
+    n = int(total.sum())
     details: dict = {"distance": distance}
     hierarchy = None
     width = n_values
@@ -152,7 +154,8 @@ def t_closeness(release: Release, *, t: float, distance: str = "auto") -> CheckR
     """Check t-closeness: every group's sensitive distribution is within EMD t of the table's.
 
     The whole-table distribution Q is that of the published sensitive values of all records
-    (what an adversary sees), and each group's P that of its published values. See the module
+    (what an adversary sees; after suppression, of all input records, as ARX does:
+    ``release.reference_counts``), and each group's P that of its published values. See the module
     docstring for the three ground distances and their closed forms (Li et al. 2007, §4.2).
 
     Parameters

@@ -8,8 +8,8 @@ quasi-identifier ``d`` to a fixed level ``L_d`` of its hierarchy (:attr:`Release
    column ``L_d`` equals ``g``, divided by ``|dom_d|``, the number of rows of the file (not of the
    data: a hierarchy may list values the data lacks);
 2. ``A_d = sum over kept classes c of |c| * share_d(g_c) + S`` (``S`` suppressed records, each
-   costing 1 with ARX's default generalization/suppression factor 0.5; always 0 here, as a
-   :class:`~anonlab.release.Release` suppresses nothing yet);
+   costing 1 with ARX's default generalization/suppression factor 0.5; a release made with a
+   suppression limit withholds them and records their number in its manifest);
 3. ``m_d = N / |dom_d|`` and ``x_d = max(0, (A_d - m_d) / (N - m_d))``, truncated to 10 decimals
    as ARX does;
 4. ``Loss = prod_d (1 + x_d) ** (1 / D) - 1`` (a geometric mean), multiplied in attribute order.
@@ -63,7 +63,8 @@ def arx_loss(release: Release) -> ArxLoss:
             "from --algorithm generalize); this release has none"
         )
     table = release.table
-    n = table.n_rows
+    suppressed = int(release.manifest.get("suppressed_records", 0))
+    n = table.n_rows + suppressed  # suppressed records are withheld from the release's table
     factors = []
     per_attribute = {}
     for q in release.quasi_identifiers:
@@ -72,7 +73,7 @@ def arx_loss(release: Release) -> ArxLoss:
         dom = len(h)
         share = h.node_size(level) / dom  # per node at this level
         node = h.map(level)[table.leaf_codes(q)[table.codes[q]]]
-        a = float(share[node].sum())
+        a = float(share[node].sum()) + suppressed  # a suppressed record costs 1
         m = n / dom
         x = max(0.0, (a - m) / (n - m)) if n > m else 0.0
         x = np.floor(x * 1e10) / 1e10
@@ -82,4 +83,4 @@ def arx_loss(release: Release) -> ArxLoss:
     value = 1.0
     for x in factors:
         value *= (1.0 + x) ** (1.0 / d)
-    return ArxLoss(float(value - 1.0), per_attribute, dict(release.levels))
+    return ArxLoss(float(value - 1.0), per_attribute, dict(release.levels), suppressed)
