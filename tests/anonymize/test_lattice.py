@@ -209,3 +209,19 @@ def test_equals_exhaustive_search_with_suppression(case, suppression, metric):
     assert index in costs  # the node found is acceptable ...
     assert costs[index] <= min(feasible)[0] + 1e-12  # ... and optimal
     assert got.manifest["suppressed_records"] <= limit
+
+
+def test_verdicts_cover_the_whole_lattice(adult_train):
+    release = lattice(adult_train, "k-anonymity", k=5, suppression=0.02, verdicts=True)
+    v = release.manifest["lattice"]["verdicts"]
+    assert v["quasi_identifiers"] == ARX_QI and len(v["levels"]) == 2160
+    acceptable = np.array(v["acceptable"])
+    suppressed = np.array(v["suppressed"])
+    assert ((suppressed <= 603) == acceptable).all()  # floor(0.02 * 30,162) = 603
+    chosen = v["levels"].index([release.levels[q] for q in ARX_QI])
+    assert acceptable[chosen] and suppressed[chosen] == 552
+    # k-anonymity with suppression is monotone: a generalization of an acceptable node is too.
+    levels = np.array(v["levels"])
+    for i in np.flatnonzero(acceptable)[:50]:
+        above = (levels >= levels[i]).all(axis=1)
+        assert acceptable[above].all()

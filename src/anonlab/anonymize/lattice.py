@@ -20,7 +20,7 @@ already covers it; the first node that holds is optimal (every node of lower met
 was proved to fail). This is exact, like Incognito and ARX's Flash, but simpler: it needs no
 lattice traversal, only the failed nodes seen so far.
 
-Not done yet (issue 3): a suppression limit, and the whole lattice's verdicts for plots.
+Not done yet: the class metrics (discernibility, AECS) together with a suppression limit.
 
 References
 ----------
@@ -98,6 +98,7 @@ def lattice(
     sensitive_values: Sequence[str] | None = None,
     metric: str = "arx-loss",
     suppression: float = 0.0,
+    verdicts: bool = False,
     scheme: str = "generalization",
     seed: int = 0,
 ) -> Release:
@@ -126,6 +127,10 @@ def lattice(
         class with the distribution of the whole input, and only k-anonymity and distinct
         ℓ-diversity keep the pruning by monotonicity (ARX's ``monotonicWithSuppression``); the
         class metrics are not offered with suppression yet.
+    verdicts : bool, default=False
+        Also evaluate every node of the lattice and store, in ``manifest["lattice"]["verdicts"]``,
+        each node's levels, how many records it would suppress (those of its violating classes)
+        and whether it is acceptable, for plots of the lattice. Costs one check per node.
     scheme : {"generalization", "bucketization"}
     seed : int
         Orders exported rows only.
@@ -169,12 +174,30 @@ def lattice(
     heights = np.array([table.schema[q].hierarchy.height for q in qi], dtype=np.int64)
     nodes = np.array(list(itertools.product(*(range(h + 1) for h in heights))), dtype=np.int64)
     candidates = _CandidateStatistics(table)
-    search = _MonotoneSearch(lambda node: candidates.holds(node, model, params), nodes, heights)
     limit = int(np.floor(suppression * table.n_rows + 1e-9))
+    release = _search(table, model, params, metric, limit, nodes, heights, candidates, scheme, seed)
+    release.manifest["parameters"]["suppression"] = suppression
+    if verdicts:
+        suppressed = np.array(
+            [candidates.suppressed(node, model, params)[0] for node in nodes], dtype=np.int64
+        )
+        release.manifest["lattice"]["verdicts"] = {
+            "quasi_identifiers": list(qi),
+            "levels": nodes.tolist(),
+            "suppressed": suppressed.tolist(),
+            "acceptable": (suppressed <= limit).tolist(),
+        }
+    return release
+
+
+def _search(table, model, params, metric, limit, nodes, heights, candidates, scheme, seed):
+    """The search proper (parameters validated by :func:`lattice`)."""
     if limit > 0:
         return _search_with_suppression(
             table, model, params, metric, limit, nodes, heights, candidates, scheme, seed
         )
+    qi = table.quasi_identifiers
+    search = _MonotoneSearch(lambda node: candidates.holds(node, model, params), nodes, heights)
     if metric in NODE_METRICS:
         cost = node_metric(table, nodes, metric)
         order = np.lexsort((nodes.sum(axis=1), cost))  # ties: fewer levels, then node order
@@ -206,7 +229,6 @@ def lattice(
             "model": model,
             **params,
             "metric": metric,
-            "suppression": suppression,
             "levels": levels,
         },
         "seed": seed,
@@ -282,8 +304,7 @@ def _search_with_suppression(
     manifest = {
         "algorithm": "lattice",
         "parameters": {
-            "model": model, **params, "metric": metric, "suppression": limit / table.n_rows,
-            "levels": levels,
+            "model": model, **params, "metric": metric, "levels": levels,
         },
         "seed": seed,
         "input_rows": int(table.n_rows),
