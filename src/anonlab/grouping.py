@@ -40,6 +40,21 @@ def group_min_max(
 
 def dense_group_ids(labels: np.ndarray) -> tuple[np.ndarray, int]:
     """Renumber arbitrary integer labels to 0..G-1 in order of first appearance."""
+    labels = np.asarray(labels)
+    n = len(labels)
+    if (
+        n
+        and np.issubdtype(labels.dtype, np.integer)
+        and labels.min() >= 0
+        and labels.max() < 4 * n + 1024
+    ):
+        # Small non-negative labels: counting passes instead of a sort.
+        first = np.full(int(labels.max()) + 1, n, dtype=np.int64)
+        first[labels[::-1]] = np.arange(n - 1, -1, -1)  # the last write is the first occurrence
+        used = np.flatnonzero(first < n)
+        rank = np.empty(len(first), dtype=np.int64)
+        rank[used[np.argsort(first[used], kind="stable")]] = np.arange(len(used))
+        return rank[labels].astype(np.int32), len(used)
     _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
     rank = np.empty(len(first), dtype=np.int64)
     rank[np.argsort(first, kind="stable")] = np.arange(len(first))

@@ -216,8 +216,9 @@ class Release:
                 raise AnonlabError(f"levels: quasi-identifier {q!r} has no hierarchy")
             level = int(levels[q])
             node = h.map(level)[self.table.leaf_codes(q)[self.table.codes[q]]]
-            lo, hi = group_min_max(self.group, node, self.n_groups)
-            if np.any(lo != hi):
+            first = np.empty(self.n_groups, dtype=node.dtype)
+            first[self.group[::-1]] = node[::-1]  # each group's node at its first record
+            if np.any(first[self.group] != node):
                 raise AnonlabError(
                     f"levels: a group holds two different nodes of {q!r} at level {level}; "
                     "full-domain groups are the classes of equal generalized values"

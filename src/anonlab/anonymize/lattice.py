@@ -70,11 +70,11 @@ def node_metric(table: Table, nodes: np.ndarray, metric: str) -> np.ndarray:
     for j, q in enumerate(table.quasi_identifiers):
         h = table.schema[q].hierarchy
         dom = len(h)
-        leaves = table.leaf_codes(q)[table.codes[q]]
+        per_leaf = np.bincount(table.leaf_codes(q)[table.codes[q]], minlength=dom)
         x = np.empty(h.height + 1)
         for level in range(h.height + 1):
             share = h.node_size(level) / dom
-            a = float(share[h.map(level)[leaves]].sum())
+            a = float(per_leaf @ share[h.map(level)])  # records per leaf x the leaf's share
             m = n / dom
             x[level] = np.floor(max(0.0, (a - m) / (n - m)) * 1e10) / 1e10 if n > m else 0.0
         per_attribute.append(x[nodes[:, j]])
@@ -243,8 +243,8 @@ def _search(table, model, params, metric, limit, nodes, heights, candidates, sch
             "metric_value": float(cost[best]),
         },
     }
-    release = generalize(table, levels, scheme=scheme, seed=seed)
-    release.manifest.update(manifest)
+    cls, _ = candidates.classes(nodes[best])
+    release = Release(table, cls[candidates.base], scheme, manifest, levels=levels)
     return release
 
 
@@ -373,6 +373,7 @@ class _CandidateStatistics:
             key = key * len(h) + leaf
         _, first, base = np.unique(key, return_index=True, return_inverse=True)
         base = base.ravel()
+        self.base = base  # base class of each record
         self.n_base = len(first)
         sens = table.codes[table.require_sensitive()]
         self.n_values = table.domain_size(table.sensitive)
@@ -394,8 +395,15 @@ class _CandidateStatistics:
     def classes(self, node: np.ndarray) -> tuple[np.ndarray, int]:
         """The class of each base class under ``node``, and the number of classes."""
         key = np.zeros(self.n_base, dtype=np.int64)
+        span = 1
         for j, level in enumerate(node.tolist()):
             key = key * self.radix[j][level] + self.generalized[j][level]
+            span *= self.radix[j][level]
+        if span <= max(16 * self.n_base, 1 << 18):
+            # Small key range: number the keys present by a counting pass instead of a sort.
+            present = np.bincount(key, minlength=span) > 0
+            number = np.cumsum(present) - 1
+            return number[key], int(number[-1]) + 1
         _, cls = np.unique(key, return_inverse=True)
         cls = cls.ravel()
         return cls, int(cls.max()) + 1
