@@ -167,7 +167,11 @@ def test_errors(adult_train):
 
 
 @settings(max_examples=80, deadline=None)
-@given(cases(), st.sampled_from([0.1, 0.25]), st.sampled_from(["arx-loss", "height"]))
+@given(
+    cases(),
+    st.sampled_from([0.1, 0.25]),
+    st.sampled_from(["arx-loss", "height", "precision", "discernibility", "aecs"]),
+)
 def test_equals_exhaustive_search_with_suppression(case, suppression, metric):
     df, model, params, _ = case
     table = Table.from_frame(
@@ -190,14 +194,18 @@ def test_equals_exhaustive_search_with_suppression(case, suppression, metric):
         if check.violating_records > limit:
             continue
         keep = ~np.isin(full.group, check.violating_groups)
+        kept = Release(
+            table.take(np.flatnonzero(keep)), full.group[keep], "generalization",
+            {"suppressed_records": int((~keep).sum())}, levels=levels,
+        )  # fmt: skip
         if metric == "height":
             cost = float(node.sum())
+        elif metric == "precision":
+            cost = float((node / np.array(heights)).mean())
+        elif metric == "aecs":
+            cost = measure(kept, "average-class-size").value
         else:
-            kept = Release(
-                table.take(np.flatnonzero(keep)), full.group[keep], "generalization",
-                {"suppressed_records": int((~keep).sum())}, levels=levels,
-            )  # fmt: skip
-            cost = measure(kept, "arx-loss").value
+            cost = measure(kept, metric).value
         feasible.append((cost, i))
     if not feasible:
         with pytest.raises(IneligibleError):

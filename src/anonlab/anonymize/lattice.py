@@ -20,7 +20,7 @@ already covers it; the first node that holds is optimal (every node of lower met
 was proved to fail). This is exact, like Incognito and ARX's Flash, but simpler: it needs no
 lattice traversal, only the failed nodes seen so far.
 
-Not done yet: the class metrics (discernibility, AECS) together with a suppression limit.
+With a suppression limit and a class metric every node is evaluated (no bound ends the search).
 
 References
 ----------
@@ -125,8 +125,9 @@ def lattice(
         Loss charges each suppressed record 1 per attribute (so the metric is no longer node-only:
         the node-only value is a lower bound that ends the search), t-closeness compares each
         class with the distribution of the whole input, and only k-anonymity and distinct
-        ℓ-diversity keep the pruning by monotonicity (ARX's ``monotonicWithSuppression``); the
-        class metrics are not offered with suppression yet.
+        ℓ-diversity keep the pruning by monotonicity (ARX's ``monotonicWithSuppression``); with a
+        class metric every node is evaluated (discernibility charges a suppressed record n; the
+        average class size counts published records per published class).
     verdicts : bool, default=False
         Also evaluate every node of the lattice and store, in ``manifest["lattice"]["verdicts"]``,
         each node's levels, how many records it would suppress (those of its violating classes)
@@ -149,11 +150,6 @@ def lattice(
     metric = check_choice("metric", metric, METRICS)
     scheme = check_choice("scheme", scheme, SCHEMES)
     suppression = check_float("suppression", suppression, low=0.0, high=1.0)
-    if suppression > 0 and metric in CLASS_METRICS:
-        raise AnonlabError(
-            f"metric {metric!r} is not offered with a suppression limit yet; use one of "
-            f"{list(NODE_METRICS)} or suppression=0"
-        )
     seed = check_seed(seed)
     if model not in models.available():
         raise AnonlabError(f"unknown model {model!r}; available: {models.available()}")
@@ -257,7 +253,10 @@ def _search_with_suppression(
     table, model, params, metric, limit, nodes, heights, candidates, scheme, seed
 ) -> Release:
     """Least-loss node whose violating classes hold at most ``limit`` records (see lattice)."""
-    bound = node_metric(table, nodes, metric)  # the loss with nothing suppressed
+    if metric in CLASS_METRICS:  # no bound to stop at: every node is evaluated
+        bound = np.zeros(len(nodes))
+    else:
+        bound = node_metric(table, nodes, metric)  # the loss with nothing suppressed
     order = np.lexsort((nodes.sum(axis=1), bound))
     evaluated: dict[int, tuple[int, np.ndarray]] = {}
 
@@ -273,17 +272,25 @@ def _search_with_suppression(
     )  # fmt: skip
     best, best_cost = None, np.inf
     for i in order.tolist():
-        if bound[i] >= best_cost:
+        if metric not in CLASS_METRICS and bound[i] >= best_cost:
             break  # no node from here on can have a lower loss
         feasible = search.holds(i) if search is not None else evaluate(i)[0] <= limit
         if not feasible:
             continue
         suppressed, kept = evaluate(i)
-        cost = (
-            _arx_loss_with_suppression(table, candidates, nodes[i], kept, suppressed)
-            if metric == "arx-loss"
-            else bound[i]
-        )
+        if metric == "arx-loss":
+            cost = _arx_loss_with_suppression(table, candidates, nodes[i], kept, suppressed)
+        elif metric in CLASS_METRICS:
+            cls, n_groups = candidates.classes(nodes[i])
+            sizes = np.bincount(cls[kept], weights=candidates.base_size[kept], minlength=n_groups)
+            sizes = sizes[sizes > 0]
+            cost = (
+                float((sizes**2).sum()) + suppressed * table.n_rows  # Bayardo & Agrawal
+                if metric == "discernibility"
+                else (table.n_rows - suppressed) / len(sizes)  # published records per class
+            )
+        else:
+            cost = bound[i]
         if cost < best_cost:
             best, best_cost = i, cost
     if best is None:

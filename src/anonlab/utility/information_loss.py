@@ -50,8 +50,7 @@ class Discernibility:
         ``sum_g |g|^2``: each record is charged the size of the group it is indistinguishable in.
     n_rows, n_groups : int
     suppressed : int
-        Suppressed records (always 0: a :class:`~anonlab.release.Release` suppresses none; Bayardo
-        and Agrawal charge each suppressed record ``n``).
+        Records withheld by suppression; Bayardo and Agrawal charge each of them ``n``.
     """
 
     value: int
@@ -72,9 +71,10 @@ class Discernibility:
 def discernibility(release: Release) -> Discernibility:
     """Discernibility metric ``C_DM = sum_g |g|^2`` (Bayardo & Agrawal, ICDE 2005).
 
-    The paper's full form is ``sum_{|E| >= k} |E|^2 + sum_{E suppressed} n * |E|``; releases in
-    anonlab publish every record in a group, so the suppression term is 0. The value ranges from
-    ``n`` (every record its own group) to ``n^2`` (one group). It is the same for both schemes.
+    The paper's full form is ``sum_{|E| >= k} |E|^2 + sum_{E suppressed} n * |E|``: each record
+    withheld by suppression (``manifest["suppressed_records"]``, e.g. from the lattice search's
+    suppression limit) costs ``n``, the number of input records. The value ranges from ``n``
+    (every record its own group) to ``n^2`` (one group). It is the same for both schemes.
 
     Parameters
     ----------
@@ -90,10 +90,13 @@ def discernibility(release: Release) -> Discernibility:
     """
     release = _check_release(release)
     sizes = release.group_sizes.astype(np.int64)
+    suppressed = int(release.manifest.get("suppressed_records", 0))
+    n_input = int(release.table.n_rows) + suppressed
     return Discernibility(
-        value=int(np.dot(sizes, sizes)),
+        value=int(np.dot(sizes, sizes)) + suppressed * n_input,
         n_rows=int(release.table.n_rows),
         n_groups=int(release.n_groups),
+        suppressed=suppressed,
     )
 
 
