@@ -728,3 +728,12 @@ def test_t_closeness_float_fallback_agrees(case):
         finally:
             module._INT_LIMIT = limit
         assert approx.tolist() == pytest.approx(exact.tolist(), abs=1e-12)
+
+
+def test_recursive_l_diversity_alias():
+    rel = make_release(list("aabbc"), [0, 0, 0, 0, 0])
+    via_alias = models.check(rel, "recursive-l-diversity", c=3, l=2)
+    assert via_alias.model == "recursive-cl-diversity"
+    assert via_alias.per_group.tolist() == models.check(
+        rel, "recursive-cl-diversity", c=3, l=2
+    ).per_group.tolist()

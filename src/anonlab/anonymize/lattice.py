@@ -151,8 +151,9 @@ def lattice(
     scheme = check_choice("scheme", scheme, SCHEMES)
     suppression = check_float("suppression", suppression, low=0.0, high=1.0)
     seed = check_seed(seed)
-    if model not in models.available():
+    if model not in models.available() and model not in models.ALIASES:
         raise AnonlabError(f"unknown model {model!r}; available: {models.available()}")
+    model = models.get(model).name
     params = {
         key: value
         for key, value in {"k": k, "l": l, "c": c, "t": t, "m": m, "distance": distance}.items()

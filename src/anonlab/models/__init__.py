@@ -112,13 +112,19 @@ MODELS: dict[str, Model] = {
 }
 
 
+#: Other names in use for the same models (the issues and ARX say "recursive ℓ-diversity").
+ALIASES = {"recursive-l-diversity": "recursive-cl-diversity"}
+
+
 def available() -> list[str]:
     """Names of the registered privacy models, sorted."""
     return sorted(MODELS)
 
 
 def get(model: str) -> Model:
-    """The registered model called ``model``; raises naming the valid names."""
+    """The registered model called ``model`` (or an alias); raises naming the valid names."""
+    if isinstance(model, str):
+        model = ALIASES.get(model, model)
     if not isinstance(model, str) or model not in MODELS:
         raise AnonlabError(f"parameter 'model' must be one of {available()}, got {model!r}")
     return MODELS[model]
@@ -161,4 +167,4 @@ def check(release: Release, model: str, **params: object) -> CheckResult:
     return spec.function(release, **params)
 
 
-__all__ = ["MODELS", "CheckResult", "Model", "available", "check", "get"]
+__all__ = ["ALIASES", "MODELS", "CheckResult", "Model", "available", "check", "get"]
