@@ -335,19 +335,28 @@ def anonymize(
     out.print(f"publish: {', '.join(summary['published_files'])}", highlight=False)
 
 
-def _check_specs(release, k, l, c, t, m, sensitive_values) -> list[tuple[str, dict]]:
-    """The models to check, with parameters from the options or the release's manifest."""
+def _check_specs(release, k, l, c, t, m, sensitive_values, only=None) -> list[tuple[str, dict]]:
+    """The models to check, with parameters from the options or the release's manifest.
+
+    (c,k)-safety has no natural default (c, k): it is checked when asked for (``--model
+    ck-safety --c C --k K``) or when the release was made for it (lattice search).
+    """
     params = release.manifest.get("parameters", {})
+    made_for_ck = params.get("model") == "ck-safety"
+    ck = {
+        "c": c if c is not None else params.get("c"),
+        "k": k if k is not None else params.get("k"),
+    }
     # An ℓ-diverse release (frequency form) has groups of at least ℓ: check k = ℓ by default.
     k = k if k is not None else params.get("k") or params.get("l") or 2
     l = l if l is not None else params.get("l") or 2
     sv = sensitive_values if sensitive_values is not None else params.get("sensitive_values")
-    return [
+    specs = [
         ("k-anonymity", {"k": k}),
         ("l-diversity", {"l": l, "sensitive_values": sv}),
         ("distinct-l-diversity", {"l": l}),
         ("entropy-l-diversity", {"l": l}),
-        ("recursive-cl-diversity", {"c": c, "l": l}),
+        ("recursive-cl-diversity", {"c": 3.0 if c is None or made_for_ck else c, "l": l}),
         (
             "t-closeness",
             {
@@ -357,13 +366,18 @@ def _check_specs(release, k, l, c, t, m, sensitive_values) -> list[tuple[str, di
         ),
         ("m-confidentiality", {"m": m if m is not None else l, "sensitive_values": sv}),
     ]
+    if made_for_ck or (only and "ck-safety" in only):
+        if ck["c"] is None or ck["k"] is None:
+            raise AnonlabError("ck-safety needs --c (in (0, 1]) and --k (implications, >= 0)")
+        specs.append(("ck-safety", ck))
+    return specs
 
 
-def run_checks(release, k=None, l=None, c=3.0, t=None, m=None, sensitive_values=None, only=None):
+def run_checks(release, k=None, l=None, c=None, t=None, m=None, sensitive_values=None, only=None):
     from anonlab import models
 
     results = []
-    for name, p in _check_specs(release, k, l, c, t, m, sensitive_values):
+    for name, p in _check_specs(release, k, l, c, t, m, sensitive_values, only):
         if only and name not in only:
             continue
         results.append(models.check(release, name, **p))
@@ -399,7 +413,9 @@ def check(
     model: str | None = typer.Option(None, "--model", help="Only these models (comma-separated)."),
     k: int | None = typer.Option(None, "--k"),
     l: int | None = typer.Option(None, "--l"),
-    c: float = typer.Option(3.0, "--c", help="Recursive (c,ℓ)-diversity's c."),
+    c: float | None = typer.Option(
+        None, "--c", help="Recursive (c,ℓ)-diversity's c (default 3), or ck-safety's c."
+    ),
     t: float | None = typer.Option(
         None, "--t", help="t-closeness threshold (default: the release's, else 0.2)."
     ),
@@ -567,6 +583,62 @@ def import_release(
             f"({release.scheme}) -> {out_dir}",
             highlight=False,
         )
+
+
+attack_app = typer.Typer(
+    help="Attacks on a release: what an adversary can infer.", no_args_is_help=True
+)
+app.add_typer(attack_app, name="attack")
+
+
+def _parse_k_range(value: str) -> tuple[int, int]:
+    """``"0..12"`` -> (0, 12); ``"3"`` -> (3, 3)."""
+    low, sep, high = value.partition("..")
+    try:
+        lo, hi = (int(low), int(high)) if sep else (int(low), int(low))
+    except ValueError:
+        raise AnonlabError(f"--k {value!r} is not K or K1..K2 (e.g. 0..12)") from None
+    if lo < 0 or hi < lo:
+        raise AnonlabError(f"--k {value!r}: need 0 <= K1 <= K2")
+    return lo, hi
+
+
+@attack_app.command("worst-case")
+def attack_worst_case(
+    release_dir: Path = typer.Argument(..., help="A release directory."),
+    k: str = typer.Option("0..12", "--k", help="Implications known: K or K1..K2."),
+    language: str = typer.Option(
+        "implications", "--language", help="implications (basic) or negations (negated atoms)."
+    ),
+    exact: bool = typer.Option(False, "--exact", help="Exact fractions (small releases)."),
+    as_json: bool = JSON,
+) -> None:
+    """Worst-case background knowledge (Martin et al., ICDE 2007): maximum disclosure against k."""
+    from anonlab.attacks import disclosure_curve, maximum_disclosure
+
+    release = _release(release_dir)
+    lo, hi = _parse_k_range(k)
+    curve = disclosure_curve(release, hi, language=language, exact=exact)
+    worst = maximum_disclosure(release, hi, language=language, exact=exact)
+    points = [{"k": i, "max_disclosure": float(curve[i])} for i in range(lo, hi + 1)]
+    if as_json:
+        _emit_json(
+            {
+                "release": str(release_dir),
+                "attack": "worst-case",
+                "language": language,
+                "curve": points,
+                "witness": worst.to_json(),
+            }
+        )
+        return
+    tab = RichTable(title=f"Maximum disclosure under k {language} ({release_dir})")
+    tab.add_column("k", justify="right")
+    tab.add_column("max disclosure", justify="right")
+    for p in points:
+        tab.add_row(str(p["k"]), f"{p['max_disclosure']:.4f}")
+    out.print(tab)
+    out.print(f"Witness at k = {hi}: {worst.explain()}", highlight=False)
 
 
 @app.command()

@@ -294,6 +294,7 @@ def test_registry():
             "recursive-cl-diversity",
             "t-closeness",
             "m-confidentiality",
+            "ck-safety",
         ]
     )
     for name, spec in models.MODELS.items():
@@ -734,6 +735,7 @@ def test_recursive_l_diversity_alias():
     rel = make_release(list("aabbc"), [0, 0, 0, 0, 0])
     via_alias = models.check(rel, "recursive-l-diversity", c=3, l=2)
     assert via_alias.model == "recursive-cl-diversity"
-    assert via_alias.per_group.tolist() == models.check(
-        rel, "recursive-cl-diversity", c=3, l=2
-    ).per_group.tolist()
+    assert (
+        via_alias.per_group.tolist()
+        == models.check(rel, "recursive-cl-diversity", c=3, l=2).per_group.tolist()
+    )

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from anonlab.errors import AnonlabError
+from anonlab.models import ck_safety as _ck
 from anonlab.models import k_anonymity as _k
 from anonlab.models import l_diversity as _l
 from anonlab.models import m_confidentiality as _m
@@ -100,6 +101,12 @@ MODELS: dict[str, Model] = {
             "t-closeness",
             _t.t_closeness,
             "EMD(group, whole table) <= t (equal / ordered / hierarchical distance)",
+            "max",
+        ),
+        Model(
+            "ck-safety",
+            _ck.ck_safety,
+            "maximum disclosure under k basic implications < c (Martin et al., ICDE 2007)",
             "max",
         ),
         Model(
