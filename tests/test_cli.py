@@ -213,6 +213,10 @@ def test_attack_worst_case_through_cli(tmp_path, cli):
     assert report["witness"]["k"] == 4
     code, _, err = cli(["attack", "worst-case", str(out), "--k", "5..2"])
     assert code == 2 and "K1 <= K2" in err
+    png = tmp_path / "curve.png"
+    code, _, err = cli(["attack", "worst-case", str(out), "--k", "0..3", "--plot", str(png)])
+    assert code == 0, err
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_ck_safe_lattice_search_through_cli(tmp_path, cli):

@@ -81,6 +81,22 @@ def atomic_directory(out: str | os.PathLike, force: bool = False) -> Iterator[Pa
         raise
 
 
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write a binary file through a temporary name in the same folder."""
+    path = Path(path)
+    if not path.parent.is_dir():
+        raise AnonlabError(f"the folder {str(path.parent)!r} for {path.name!r} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     """Write a file through a temporary name in the same folder."""
     path = Path(path)
