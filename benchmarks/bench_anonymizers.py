@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import argparse
 import platform
-import time
-from collections.abc import Callable
 
 import numpy as np
 
 from anonlab import Table
 from anonlab.anonymize import hilb, lattice, mask
 from anonlab.utility import measure
+from timing import best, ms, row
 
 ARX_QI = ["age", "sex", "race", "marital-status", "education", "native-country", "workclass"]
 ARX_SETTINGS = [  # (model, parameters, suppression, ARX's time in s, ARX's node)
@@ -35,24 +34,6 @@ MASK_QI = [
     "age", "workclass", "marital-status", "occupation", "race", "sex", "native-country", "income",
 ]  # fmt: skip
 MASK_SENSITIVE = ["Preschool", "1st-4th", "5th-6th", "7th-8th"]
-
-
-def best(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
-    fn()  # warm-up
-    times, result = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), result
-
-
-def row(*cells: object) -> str:
-    return "| " + " | ".join(str(c) for c in cells) + " |"
-
-
-def ms(seconds: float) -> str:
-    return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
 
 
 def bench_lattice(repeat: int) -> list[str]:

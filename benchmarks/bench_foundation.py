@@ -17,7 +17,6 @@ import argparse
 import math
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -27,26 +26,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from anonlab import Release, Table, datasets, models, utility  # noqa: E402
 from anonlab.anonymize import anatomy, mondrian  # noqa: E402
 from peers import ADULT_QI as ANONYPY_QI  # noqa: E402  (the issue's anonypy setting)
-
-
-def best(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
-    """Minimum wall time over ``repeat`` runs (after the caller's warm-up) and the last result."""
-    times, result = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), result
-
-
-def row(*cells: object) -> str:
-    return "| " + " | ".join(str(c) for c in cells) + " |"
-
-
-def fmt_s(seconds: float | None) -> str:
-    if seconds is None:
-        return "–"
-    return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
+from timing import best, ms, row  # noqa: E402
 
 
 def ratio(peer: float | None, ours: float) -> str:
@@ -79,12 +59,12 @@ def bench_anatomy(repeat: int, resample_rows: int) -> list[str]:
                     f"{t.n_rows:,}",
                     l,
                     f"{rel.n_groups:,}",
-                    fmt_s(secs),
-                    fmt_s(secs / t.n_rows * 100_000),
+                    ms(secs),
+                    ms(secs / t.n_rows * 100_000),
                     "< 200 ms",
                 )
             )
-    lines += ["", f"First call in a fresh process (numba cache load or compile): {fmt_s(first)}."]
+    lines += ["", f"First call in a fresh process (numba cache load or compile): {ms(first)}."]
     return lines
 
 
@@ -115,7 +95,7 @@ def bench_mondrian(repeat: int, with_peer: bool) -> tuple[list[str], dict]:
         row(
             f"ℓ = 4, QI {', '.join(adult_default.quasi_identifiers)}; sensitive occupation",
             f"{rel.n_groups:,}",
-            fmt_s(secs),
+            ms(secs),
             "< 1 s",
             "–",
             "–",
@@ -123,9 +103,7 @@ def bench_mondrian(repeat: int, with_peer: bool) -> tuple[list[str], dict]:
         )
     )
     secs, rel = best(lambda: mondrian(adult_anonypy, l=4), repeat)
-    lines.append(
-        row("ℓ = 4, anonypy's QIs", f"{rel.n_groups:,}", fmt_s(secs), "< 1 s", "–", "–", "–")
-    )
+    lines.append(row("ℓ = 4, anonypy's QIs", f"{rel.n_groups:,}", ms(secs), "< 1 s", "–", "–", "–"))
     secs, rel = best(lambda: mondrian(adult_anonypy, k=10), repeat)
     peer = {}
     peer_secs = None
@@ -147,16 +125,16 @@ def bench_mondrian(repeat: int, with_peer: bool) -> tuple[list[str], dict]:
         row(
             f"k = 10, QI {', '.join(ANONYPY_QI)}",
             f"{rel.n_groups:,}",
-            fmt_s(secs),
+            ms(secs),
             "≥ 50x anonypy, ≥ 2,410 classes",
-            fmt_s(peer_secs),
+            ms(peer_secs),
             peer_classes,
             ratio(peer_secs, secs),
         )
     )
     lines += [
         "",
-        f"First call in a fresh process (numba cache load or compile): {fmt_s(first)}.",
+        f"First call in a fresh process (numba cache load or compile): {ms(first)}.",
         "anonypy's time is one `Mondrian.partition` + `anonymize` run (its `Preserver` "
         "re-partitions when counting, doubling that).",
     ]
@@ -241,10 +219,10 @@ def bench_checks(repeat: int, peer: dict) -> list[str]:
             row(
                 name,
                 shown,
-                fmt_s(secs),
+                ms(secs),
                 _plain(pval),
-                fmt_s(psecs),
-                fmt_s(issue[pmodel]),
+                ms(psecs),
+                ms(issue[pmodel]),
                 ratio(psecs, secs),
                 agree,
             )
@@ -253,10 +231,10 @@ def bench_checks(repeat: int, peer: dict) -> list[str]:
         row(
             "**all five, from a fresh release**",
             "",
-            fmt_s(total_ours),
+            ms(total_ours),
             "",
-            fmt_s(total_theirs),
-            fmt_s(sum(issue.values())),
+            ms(total_theirs),
+            ms(sum(issue.values())),
             ratio(total_theirs, total_ours),
             "",
         )
@@ -318,7 +296,7 @@ def bench_workload(repeat: int) -> list[str]:
             lambda rel=rel: utility.measure(rel, "workload-error", n_queries=10_000, seed=0),
             repeat,
         )
-        lines.append(row(name, f"{rel.n_groups:,}", f"{res.value:.4f}", fmt_s(secs)))
+        lines.append(row(name, f"{rel.n_groups:,}", f"{res.value:.4f}", ms(secs)))
     return lines
 
 

@@ -12,36 +12,17 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import time
-from collections.abc import Callable
 
 from anonlab.anonymize import anatomy, generalize, lattice
 from anonlab.attacks import disclosure_curve
 from anonlab.experiments import martin
+from timing import best, ms, row
 
 K_MAX = 12
 LATTICE_SETTINGS = [  # (c, k, metric)
     (0.7, 3, "arx-loss"),
     (0.5, 5, "discernibility"),
 ]
-
-
-def best(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
-    fn()  # warm-up
-    times, result = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), result
-
-
-def row(*cells: object) -> str:
-    return "| " + " | ".join(str(c) for c in cells) + " |"
-
-
-def ms(seconds: float) -> str:
-    return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
 
 
 def main() -> None:
