@@ -139,6 +139,8 @@ def test_demo_json_runs_both_algorithms_and_every_check(cli):
         assert rel["utility"]["workload-error"]["n_queries"] == 300
     anatomy = report["releases"]["anatomy"]
     assert anatomy["scheme"] == "bucketization" and anatomy["groups"] == 45_222 // 4
+    curve = anatomy["worst_case_disclosure"]["implications"]
+    assert curve[0] == pytest.approx(0.25) and curve[3] == 1.0
 
 
 def test_published_release_has_same_content_as_release(released):
