@@ -1,5 +1,16 @@
 """Attacks on releases: what an adversary can infer from what is published."""
 
+from anonlab.attacks.foreground import (
+    SMALL_SIGNATURE,
+    ConvergenceReport,
+    ForegroundResult,
+    GlobalDistribution,
+    breach_probabilities,
+    foreground_attack,
+    frequent_attribute_sets,
+    hoeffding_support,
+    mine_global_distribution,
+)
 from anonlab.attacks.worst_case import (
     DisclosureResult,
     Statement,
@@ -9,7 +20,16 @@ from anonlab.attacks.worst_case import (
 )
 
 __all__ = [
+    "SMALL_SIGNATURE",
+    "ConvergenceReport",
     "DisclosureResult",
+    "ForegroundResult",
+    "GlobalDistribution",
+    "breach_probabilities",
+    "foreground_attack",
+    "frequent_attribute_sets",
+    "hoeffding_support",
+    "mine_global_distribution",
     "Statement",
     "disclosure_by_group",
     "disclosure_curve",
