@@ -232,3 +232,28 @@ def test_ck_safe_lattice_search_through_cli(tmp_path, cli):
     report = run_json(["check", str(out)], cli)
     by_model = {c["model"]: c for c in report["checks"]}
     assert by_model["ck-safety"]["holds"] and by_model["ck-safety"]["value"] < 0.7
+
+
+def test_attack_foreground_through_cli(tmp_path, cli):
+    out = tmp_path / "anatomy2"
+    run_json(
+        ["anonymize", "--dataset", "adult", "--qi", "age,workclass,marital-status,occupation,race",
+         "--sensitive", "education", "--algorithm", "anatomy", "--l", "2", "--out", str(out)],
+        cli,
+    )  # fmt: skip
+    low = "Preschool,1st-4th,5th-6th,7th-8th"
+    per_record = tmp_path / "records.csv"
+    report = run_json(
+        ["attack", "foreground", str(out), "--sensitive-values", low, "--records", str(per_record)],
+        cli,
+    )
+    assert report["sensitive_tuples"] == 1566
+    assert report["average_baseline"] <= report["average_breach"] <= 1
+    assert 0 <= report["recall"] <= 1 and 0 <= report["false_positive"] <= 1
+    frame = pd.read_csv(per_record)
+    assert len(frame) == 45_222 and (frame["p_star"] >= frame["baseline"] - 1e-12).all()
+    assert frame["problematic"].sum() == report["problematic_records"]
+    for bad, words in ((["--r", "1"], "'r'"), (["--epsilon", "1.5"], "'epsilon'"),
+                       (["--sensitive-values", "Nope"], "Nope")):  # fmt: skip
+        code, _, err = cli(["attack", "foreground", str(out), *bad])
+        assert code == 2 and words in err and "Traceback" not in err
