@@ -176,7 +176,7 @@ def test_bad_seed_and_missing_sensitive_raise():
 
 def test_registry_runs_anatomy():
     assert "anatomy" in available()
-    assert parameters("anatomy") == ["l", "sensitive_values", "seed"]
+    assert parameters("anatomy") == ["l", "sensitive_values", "as_one_value", "seed"]
     table = _table60()
     r = anonymize(table, "anatomy", l=2, seed=1, sensitive_values=None)
     assert np.array_equal(r.group, anatomy(table, 2, seed=1).group)
@@ -198,3 +198,30 @@ def test_empty_sensitive_values_constrains_nothing():
     assert r.n_groups == 2 and sorted(r.group_sizes.tolist()) == [2, 3]
     with pytest.raises(IneligibleError, match="'x'"):
         anatomy(table, 2)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(2, 4), st.integers(0, 10_000), st.integers(20, 80))
+def test_value_set_protected_as_one_value(l, seed, n):
+    rng = np.random.default_rng(seed)
+    values = np.r_[list("abcdefgh"), rng.choice(list("abcdefgh"), n - 8)]  # every value occurs
+    df = pd.DataFrame({"q": rng.integers(0, 5, n), "s": values})
+    table = Table.from_frame(df, quasi_identifiers=["q"], sensitive="s")
+    chosen = ["a", "b", "c"]
+    in_set = np.isin(values, chosen)
+    if l * in_set.sum() > n:
+        with pytest.raises(IneligibleError):
+            anatomy(table, l, sensitive_values=chosen, as_one_value=True, seed=seed)
+        return
+    release = anatomy(table, l, sensitive_values=chosen, as_one_value=True, seed=seed)
+    per_group = np.bincount(release.group, weights=in_set, minlength=release.n_groups)
+    assert (l * per_group <= release.group_sizes).all()  # the set counts as one value
+    assert release.manifest["parameters"]["as_one_value"] is True
+
+
+def test_as_one_value_needs_the_set():
+    table = Table.from_frame(
+        pd.DataFrame({"q": [1, 2, 3, 4], "s": list("abcd")}), quasi_identifiers=["q"], sensitive="s"
+    )
+    with pytest.raises(AnonlabError, match="as_one_value needs sensitive_values"):
+        anatomy(table, 2, as_one_value=True)

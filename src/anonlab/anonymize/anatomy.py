@@ -36,6 +36,7 @@ from numba import njit
 
 from anonlab._validation import check_int, check_seed, rng_from_seed
 from anonlab.anonymize.eligibility import require_l_eligible
+from anonlab.errors import AnonlabError
 from anonlab.release import Release
 from anonlab.table import Table
 
@@ -87,6 +88,7 @@ def anatomy(
     l: int,
     *,
     sensitive_values: Sequence[str] | None = None,
+    as_one_value: bool = False,
     seed: int = 0,
 ) -> Release:
     """Bucketize ``table`` into ℓ-diverse groups with Anatomy (Xiao & Tao, VLDB 2006).
@@ -99,6 +101,10 @@ def anatomy(
         ℓ >= 1 (ℓ = 1 puts every record in its own group of one).
     sensitive_values : sequence of str, optional
         Constrain only these values (default: every value is sensitive).
+    as_one_value : bool, default=False
+        With ``sensitive_values``: protect the set as one value (a group holds at most ``|G|/ℓ``
+        records with *any* of them), as Wong et al. treat the low-education set; by default each
+        listed value is limited separately, as the ASAP papers do.
     seed : int
         Seed for the random choices; stored in the manifest.
 
@@ -122,10 +128,17 @@ def anatomy(
     codes = table.codes[sens]
     n_values = table.domain_size(sens)
     constrained = table.value_mask(sens, sensitive_values)
+    if as_one_value:
+        if sensitive_values is None:
+            raise AnonlabError("as_one_value needs sensitive_values (the set to protect as one)")
+        first = int(np.argmax(constrained))
+        codes = np.where(constrained[codes], first, codes)  # the set shares its first code
+        constrained = np.zeros_like(constrained)
+        constrained[first] = True
     rng = rng_from_seed(seed)
     n = table.n_rows
 
-    require_l_eligible(table, l, constrained)
+    require_l_eligible(table, l, constrained, codes)
     counts_all = np.bincount(codes, minlength=n_values)
 
     # Bucket ids: constrained values keep their code; every unconstrained record goes to the pool.
@@ -171,6 +184,7 @@ def anatomy(
             "sensitive_values": None
             if sensitive_values is None
             else [str(v) for v in sensitive_values],
+            "as_one_value": bool(as_one_value),
         },
         "seed": seed,
         "residue_records": int(len(leftovers)),

@@ -9,14 +9,19 @@ from anonlab.errors import IneligibleError
 from anonlab.table import Table
 
 
-def require_l_eligible(table: Table, l: int, constrained: np.ndarray) -> None:
+def require_l_eligible(
+    table: Table, l: int, constrained: np.ndarray, codes: np.ndarray | None = None
+) -> None:
     """Raise :class:`IneligibleError` naming the value and the largest ℓ the table allows.
 
-    ``constrained`` is the bool mask of protected values over the sensitive domain.
+    ``constrained`` is the bool mask of protected values over the sensitive domain; ``codes``
+    (default: the table's sensitive codes) may merge several values into one (a value *set*
+    protected as one value).
     """
     sens = table.require_sensitive()
     n = table.n_rows
-    counts = np.bincount(table.codes[sens], minlength=len(constrained))
+    codes = table.codes[sens] if codes is None else codes
+    counts = np.bincount(codes, minlength=len(constrained))
     worst = int(np.argmax(np.where(constrained, counts, -1)))
     if constrained[worst] and l * counts[worst] > n:
         raise IneligibleError(
