@@ -243,6 +243,9 @@ def anonymize(
     qi: str | None = QI,
     sensitive: str | None = SENSITIVE,
     sensitive_values: str | None = SENSITIVE_VALUES,
+    as_one_value: bool = typer.Option(
+        False, "--as-one-value", help="anatomy: protect --sensitive-values as one value."
+    ),
     k: int | None = typer.Option(None, "--k", help="k-anonymity: minimum group size."),
     l: int | None = typer.Option(None, "--l", help="ℓ-diversity (frequency form)."),
     m: int | None = typer.Option(None, "--m", help="m-confidentiality (MASK)."),
@@ -299,6 +302,7 @@ def anonymize(
             suppression=suppression,
             scheme=scheme,
             sensitive_values=_split(sensitive_values),
+            as_one_value=True if as_one_value else None,
             levels=_parse_levels(levels),
             seed=seed,
         )
