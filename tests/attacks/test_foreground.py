@@ -404,3 +404,20 @@ def test_adult_anatomy_l2():
     )
     assert score["average_baseline"] == pytest.approx(0.5)
     assert 0.5 < score["average_breach"] <= 1.0
+
+
+def test_average_delta_by_hand():
+    """Two groups; mined f is fixed by hand through a global distribution of one attribute."""
+    df = pd.DataFrame({"a": ["u", "v", "u", "u"], "s": ["x", "y", "x", "y"]})
+    table = Table.from_frame(df, quasi_identifiers=["a"], sensitive="s")
+    release = Release(table, np.array([0, 0, 1, 1]), "bucketization")
+    result = foreground_attack(release, ["x"], min_support=1)
+    delta = result.average_delta(release)
+    for dist in result.distributions:
+        f = dist.record_probabilities()
+        expected = np.mean([abs(f[0] - f[1]), abs(f[2] - f[3])])
+        key = f"{','.join(dist.attributes) or '(none)'} -> {'|'.join(dist.target)}"
+        assert delta[key] == pytest.approx(expected)
+    assert delta["mean"] == pytest.approx(np.mean([v for k, v in delta.items() if k != "mean"]))
+    # group 1 holds two records of one signature: no spread there
+    assert all(v >= 0 for v in delta.values())
