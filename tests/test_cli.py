@@ -248,6 +248,7 @@ def test_attack_foreground_through_cli(tmp_path, cli):
         cli,
     )
     assert report["sensitive_tuples"] == 1566
+    assert 0 <= report["average_delta"] <= 1
     assert report["average_baseline"] <= report["average_breach"] <= 1
     assert 0 <= report["recall"] <= 1 and 0 <= report["false_positive"] <= 1
     frame = pd.read_csv(per_record)

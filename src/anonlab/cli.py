@@ -708,6 +708,7 @@ def attack_foreground(
         "r": r,
         "problematic_records": int(result.problematic(r).sum()),
         **score,
+        "average_delta": result.average_delta(release)["mean"],
         "strongest_inference": strongest,
     }
     if records is not None:
@@ -739,6 +740,7 @@ def attack_foreground(
         "false_positive",
         "average_breach",
         "average_baseline",
+        "average_delta",
     ):
         tab.add_row(key.replace("_", " "), _fmt(summary[key]))
     out.print(tab)
