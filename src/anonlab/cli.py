@@ -278,11 +278,9 @@ def anonymize(
 ) -> None:
     """Anonymize a table and write the release directory (publisher copy + export)."""
     from anonlab.anonymize import anonymize as run
-    from anonlab.release_io import atomic_directory, save_release
+    from anonlab.release_io import require_output_free, save_release
 
-    if out_dir.exists() and not force:  # fail before any work
-        with atomic_directory(out_dir, force):
-            pass
+    require_output_free(out_dir, force)  # fail before any work
     table = load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_missing)
     if table.sensitive is None:
         raise AnonlabError("--sensitive is required to anonymize")
@@ -558,15 +556,13 @@ def import_release(
 ) -> None:
     """Import a release made elsewhere (generalized CSV or QIT/ST pair) against its original."""
     from anonlab.release_io import (
-        atomic_directory,
         import_bucketized,
         import_generalized,
+        require_output_free,
         save_release,
     )
 
-    if out_dir.exists() and not force:
-        with atomic_directory(out_dir, force):
-            pass
+    require_output_free(out_dir, force)  # fail before any work
     table = load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set)
     if generalized is not None and qit is None and st is None:
         release = import_generalized(generalized, table, group_column=group_column)

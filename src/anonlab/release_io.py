@@ -53,9 +53,9 @@ def free_name(preferred: str, taken: Sequence[str]) -> str:
 
 
 # ---------------------------------------------------------------------- atomic output
-@contextlib.contextmanager
-def atomic_directory(out: str | os.PathLike, force: bool = False) -> Iterator[Path]:
-    """Yield a temporary directory that replaces ``out`` only if the block succeeds."""
+def require_output_free(out: str | os.PathLike, force: bool = False) -> Path:
+    """Raise unless ``out`` can be written: absent (or a directory and ``force``), with an
+    existing parent. Callers check this before any work, so bad output fails fast."""
     out = Path(out)
     if out.exists() and not force:
         raise AnonlabError(
@@ -66,6 +66,14 @@ def atomic_directory(out: str | os.PathLike, force: bool = False) -> Iterator[Pa
     parent = out.parent if str(out.parent) else Path(".")
     if not parent.exists():
         raise AnonlabError(f"the folder {str(parent)!r} for the output does not exist")
+    return out
+
+
+@contextlib.contextmanager
+def atomic_directory(out: str | os.PathLike, force: bool = False) -> Iterator[Path]:
+    """Yield a temporary directory that replaces ``out`` only if the block succeeds."""
+    out = require_output_free(out, force)
+    parent = out.parent if str(out.parent) else Path(".")
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=parent))
     try:
         yield tmp
@@ -98,17 +106,8 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
-    """Write a file through a temporary name in the same folder."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent or ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    """Write a text file (UTF-8) through a temporary name in the same folder."""
+    atomic_write_bytes(path, text.encode("utf-8"))
 
 
 # ---------------------------------------------------------------------- export
@@ -501,9 +500,10 @@ def import_bucketized(
     every group holds the sensitive values its ST gives. Records whose quasi-identifiers occur in
     one group only are placed exactly; where several groups share a QI vector the true pairing is
     not in the published data, and a consistent one is found by a seeded local search
-    (:func:`_assign_to_buckets`). Limitation (measured): on Adult bucketized by Anatomy with QIs
-    sex and race only (10 distinct QI vectors, 11,305 groups) the search succeeds in about 10 s;
-    with age, sex, race and marital status it gives up, and the error says so.
+    (:func:`_assign_to_buckets`). Limitation: that search is a heuristic for a three-way
+    transportation problem; on Adult bucketized by Anatomy it succeeded with QIs sex and race
+    (10 distinct QI vectors) and gave up with age, sex, race and marital status (a clear error;
+    tried by hand, not a test or benchmark).
     """
     qit = read_frame(qit_path, sep=sep).astype(str)
     st = read_frame(st_path, sep=sep)

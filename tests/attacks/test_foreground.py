@@ -407,7 +407,8 @@ def test_adult_anatomy_l2():
 
 
 def test_average_delta_by_hand():
-    """Two groups; mined f is fixed by hand through a global distribution of one attribute."""
+    """Δ is the within-group spread of the mined f: recomputed here group by group by hand
+    (groups {0, 1} and {2, 3}) from each distribution's per-record f."""
     df = pd.DataFrame({"a": ["u", "v", "u", "u"], "s": ["x", "y", "x", "y"]})
     table = Table.from_frame(df, quasi_identifiers=["a"], sensitive="s")
     release = Release(table, np.array([0, 0, 1, 1]), "bucketization")

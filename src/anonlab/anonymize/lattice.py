@@ -42,6 +42,7 @@ from anonlab.anonymize.generalize import generalize
 from anonlab.errors import AnonlabError, IneligibleError
 from anonlab.release import SCHEMES, Release
 from anonlab.table import Table
+from anonlab.utility.arx_loss import attribute_loss, combine_losses
 
 #: Information-loss metrics that depend on the node only (so every node can be ranked first).
 NODE_METRICS = ("arx-loss", "height", "precision")
@@ -65,24 +66,15 @@ def node_metric(table: Table, nodes: np.ndarray, metric: str) -> np.ndarray:
         )
         return (nodes / heights).mean(axis=1)
     # ARX's Loss without suppression: x_d depends on the level of attribute d only.
-    n = table.n_rows
     per_attribute = []
     for j, q in enumerate(table.quasi_identifiers):
         h = table.schema[q].hierarchy
-        dom = len(h)
-        per_leaf = np.bincount(table.leaf_codes(q)[table.codes[q]], minlength=dom)
-        x = np.empty(h.height + 1)
-        for level in range(h.height + 1):
-            share = h.node_size(level) / dom
-            a = float(per_leaf @ share[h.map(level)])  # records per leaf x the leaf's share
-            m = n / dom
-            x[level] = np.floor(max(0.0, (a - m) / (n - m)) * 1e10) / 1e10 if n > m else 0.0
-        per_attribute.append(x[nodes[:, j]])
-    d = len(per_attribute)
-    loss = np.ones(len(nodes))
-    for x in per_attribute:  # multiplied in attribute order, as ARX does
-        loss *= (1.0 + x) ** (1.0 / d)
-    return loss - 1.0
+        per_leaf = np.bincount(table.leaf_codes(q)[table.codes[q]], minlength=len(h))
+        a = np.array(  # records per leaf x the leaf's share, per level
+            [per_leaf @ (h.node_size(lv) / len(h))[h.map(lv)] for lv in range(h.height + 1)]
+        )
+        per_attribute.append(attribute_loss(a, table.n_rows, len(h))[nodes[:, j]])
+    return combine_losses(per_attribute)
 
 
 def lattice(
@@ -341,21 +333,15 @@ def _strides(heights: np.ndarray) -> np.ndarray:
 
 def _arx_loss_with_suppression(table, candidates, node, kept, suppressed) -> float:
     """ARX's Loss when the records outside ``kept`` base classes are suppressed."""
-    n = table.n_rows
     factors = []
     for j, q in enumerate(table.quasi_identifiers):
         h = table.schema[q].hierarchy
         level = int(node[j])
         share = h.node_size(level) / len(h)
         per_base = share[h.map(level)[candidates.base_leaves[j]]] * candidates.base_size
-        a = float(per_base[kept].sum()) + suppressed
-        m = n / len(h)
-        x = max(0.0, (a - m) / (n - m)) if n > m else 0.0
-        factors.append(np.floor(x * 1e10) / 1e10)
-    value = 1.0
-    for x in factors:
-        value *= (1.0 + x) ** (1.0 / len(factors))
-    return value - 1.0
+        a = float(per_base[kept].sum()) + suppressed  # a suppressed record costs 1
+        factors.append(attribute_loss(a, table.n_rows, len(h)))
+    return float(combine_losses(factors))
 
 
 class _CandidateStatistics:

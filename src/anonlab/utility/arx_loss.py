@@ -65,22 +65,32 @@ def arx_loss(release: Release) -> ArxLoss:
     table = release.table
     suppressed = int(release.manifest.get("suppressed_records", 0))
     n = table.n_rows + suppressed  # suppressed records are withheld from the release's table
-    factors = []
     per_attribute = {}
     for q in release.quasi_identifiers:
         h = table.schema[q].hierarchy
         level = release.levels[q]
-        dom = len(h)
-        share = h.node_size(level) / dom  # per node at this level
+        share = h.node_size(level) / len(h)  # per node at this level
         node = h.map(level)[table.leaf_codes(q)[table.codes[q]]]
         a = float(share[node].sum()) + suppressed  # a suppressed record costs 1
-        m = n / dom
-        x = max(0.0, (a - m) / (n - m)) if n > m else 0.0
-        x = np.floor(x * 1e10) / 1e10
-        per_attribute[q] = float(x)
-        factors.append(x)
-    d = len(factors)
-    value = 1.0
-    for x in factors:
-        value *= (1.0 + x) ** (1.0 / d)
+        per_attribute[q] = float(attribute_loss(a, n, len(h)))
+    value = 1.0 + combine_losses(list(per_attribute.values()))
     return ArxLoss(float(value - 1.0), per_attribute, dict(release.levels), suppressed)
+
+
+def attribute_loss(a: np.ndarray | float, n: int, dom: int) -> np.ndarray | float:
+    """Step 3: ``x_d = max(0, (A_d - m_d) / (N - m_d))`` with ``m_d = N / |dom_d|``, truncated
+    to 10 decimals as ARX does. ``a`` may be an array (one ``A_d`` per level or node)."""
+    m = n / dom
+    if n <= m:
+        return np.zeros_like(np.asarray(a, dtype=float))
+    return np.floor(np.maximum(0.0, (np.asarray(a, dtype=float) - m) / (n - m)) * 1e10) / 1e10
+
+
+def combine_losses(per_attribute: list) -> np.ndarray | float:
+    """Step 4: ``prod_d (1 + x_d) ** (1 / D) - 1``, multiplied in attribute order as ARX does;
+    each ``x_d`` may be an array (one value per lattice node)."""
+    d = len(per_attribute)
+    value = 1.0
+    for x in per_attribute:
+        value = value * (1.0 + x) ** (1.0 / d)
+    return value - 1.0
