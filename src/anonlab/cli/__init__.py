@@ -8,54 +8,41 @@ parameter, column or value and exits with code 2, with no traceback and no parti
 
 from __future__ import annotations
 
-import json
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import typer
-from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table as RichTable
 
 from anonlab import __version__
+from anonlab.cli.common import (
+    DATA,
+    DATASET,
+    DROP_MISSING,
+    HIERARCHIES,
+    HIERARCHY_SET,
+    JSON,
+    QI,
+    SEED,
+    SENSITIVE,
+    SENSITIVE_VALUES,
+    app,
+    attack_app,
+    emit_json,
+    load_table,
+    open_release,
+    out,
+    parse_levels,
+    split_list,
+    stage,
+)
 from anonlab.errors import AnonlabError
 
-app = typer.Typer(
-    name="anonlab",
-    help="Publish microdata without exposing the people in it: anonymize, check, measure.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-out = Console()
-err = Console(stderr=True)
 
-DATASET = typer.Option(None, "--dataset", help="A bundled dataset (see `anonlab datasets`).")
-DATA = typer.Option(None, "--data", help="A CSV (header row) or Parquet file.")
-QI = typer.Option(None, "--qi", help="Quasi-identifiers, comma-separated.")
-SENSITIVE = typer.Option(None, "--sensitive", help="The sensitive attribute.")
-SENSITIVE_VALUES = typer.Option(
-    None, "--sensitive-values", help="Only these sensitive values are protected (comma-separated)."
-)
-HIERARCHIES = typer.Option(
-    None, "--hierarchies", help="Folder of ARX-format hierarchy files named <column>.csv."
-)
-HIERARCHY_SET = typer.Option(
-    None, "--hierarchy-set", help="A bundled dataset's hierarchy set (e.g. arx, martin)."
-)
-DROP_MISSING = typer.Option(
-    False, "--drop-missing", help="Drop rows with a missing value (counted in the manifest)."
-)
-SEED = typer.Option(0, "--seed", help="Seed for every random choice; stored in the manifest.")
-JSON = typer.Option(False, "--json", help="Print JSON for scripts instead of tables.")
-
-
-# ---------------------------------------------------------------------- plumbing
 def main() -> None:
     """Entry point: run the app, turning anonlab's input errors into exit code 2."""
     try:
@@ -79,110 +66,16 @@ def main() -> None:
         raise
 
 
-@contextmanager
-def stage(description: str, quiet: bool = False) -> Iterator[None]:
-    """A spinner with elapsed time on stderr while a step runs (hidden when not a terminal)."""
-    if quiet or not err.is_terminal:
-        yield
-        return
-    with Progress(
-        SpinnerColumn(),
-        TextColumn("{task.description}"),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-    ) as progress:
-        progress.add_task(description, total=None)
-        yield
+# Commands that live in their own modules (one per topic). Each module defines
+# ``register(app, attack_app)``; add one line per module here.
+_COMMAND_MODULES: tuple[str, ...] = ()
 
 
-def _split(value: str | None) -> list[str] | None:
-    if value is None:
-        return None
-    items = [v.strip() for v in value.split(",") if v.strip()]
-    return items or None
+def _register_command_modules() -> None:
+    import importlib
 
-
-def _parse_levels(value: str | None) -> dict[str, int] | None:
-    """``age=3,sex=1`` -> {"age": 3, "sex": 1}."""
-    if value is None:
-        return None
-    out = {}
-    for item in _split(value) or []:
-        name, sep, level = item.partition("=")
-        if not sep or not level.strip().lstrip("-").isdigit():
-            raise AnonlabError(f"--levels: {item!r} is not NAME=LEVEL (e.g. age=3,sex=1)")
-        out[name.strip()] = int(level)
-    return out
-
-
-def _emit_json(payload: object) -> None:
-    out.print_json(json.dumps(payload, default=_jsonable))
-
-
-def _jsonable(obj: object) -> object:
-    import numpy as np
-
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, np.floating):
-        return None if not np.isfinite(obj) else float(obj)
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    if hasattr(obj, "to_json"):
-        return obj.to_json()
-    return str(obj)
-
-
-def load_table(
-    dataset: str | None,
-    data: Path | None,
-    qi: str | None,
-    sensitive: str | None,
-    hierarchies: Path | None = None,
-    hierarchy_set: str | None = None,
-    drop_missing: bool = False,
-):
-    """The original table from ``--dataset`` or ``--data`` with the given roles."""
-    from anonlab.hierarchy import Hierarchy
-    from anonlab.table import Table, read_frame
-
-    if (dataset is None) == (data is None):
-        raise AnonlabError("give exactly one of --dataset NAME and --data FILE")
-    qi_list = _split(qi)
-    hier: dict = {}
-    if hierarchies is not None:
-        if not hierarchies.is_dir():
-            raise AnonlabError(f"--hierarchies {str(hierarchies)!r} is not a folder")
-        for f in sorted(hierarchies.glob("*.csv")):
-            hier[f.stem] = Hierarchy.read_csv(f, name=f.stem)
-    if dataset is not None:
-        from anonlab import datasets
-
-        if qi_list is None and sensitive is not None:
-            qi_list = list(datasets.info(dataset).default_qi)
-        table = Table.from_dataset(
-            dataset, quasi_identifiers=qi_list, sensitive=sensitive, hierarchy_set=hierarchy_set
-        )
-        if hier:
-            table = table.with_roles(table.quasi_identifiers, table.sensitive, hier)
-        return table
-    if qi_list is None:
-        raise AnonlabError("--qi is required with --data (e.g. --qi age,sex,zipcode)")
-    frame = read_frame(data)
-    return Table.from_frame(
-        frame,
-        quasi_identifiers=qi_list,
-        sensitive=sensitive,
-        hierarchies={k: v for k, v in hier.items() if k in frame.columns},
-        drop_missing=drop_missing,
-    )
-
-
-def _release(path: Path):
-    from anonlab.release_io import load_release
-
-    return load_release(path)
+    for name in _COMMAND_MODULES:
+        importlib.import_module(f"anonlab.cli.{name}").register(app, attack_app)
 
 
 # ---------------------------------------------------------------------- commands
@@ -199,7 +92,7 @@ def datasets(as_json: bool = JSON) -> None:
 
     infos = [ds.info(n) for n in ds.names()]
     if as_json:
-        _emit_json(
+        emit_json(
             [
                 {
                     "name": i.name,
@@ -299,9 +192,9 @@ def anonymize(
             metric=metric,
             suppression=suppression,
             scheme=scheme,
-            sensitive_values=_split(sensitive_values),
+            sensitive_values=split_list(sensitive_values),
             as_one_value=True if as_one_value else None,
-            levels=_parse_levels(levels),
+            levels=parse_levels(levels),
             seed=seed,
         )
     elapsed = time.perf_counter() - t0
@@ -323,7 +216,7 @@ def anonymize(
         ],
     }
     if as_json:
-        _emit_json(summary)
+        emit_json(summary)
         return
     out.print(
         f"{algorithm}: {release.table.n_rows:,} records in {release.n_groups:,} groups "
@@ -428,8 +321,8 @@ def check(
     as_json: bool = JSON,
 ) -> None:
     """Check a release against every privacy model, with each model's violating groups."""
-    release = _release(release_dir)
-    only = _split(model)
+    release = open_release(release_dir)
+    only = split_list(model)
     if only:
         from anonlab import models
 
@@ -438,9 +331,9 @@ def check(
                 raise AnonlabError(
                     f"unknown model {name!r} in --model; available: {models.available()}"
                 )
-    results = run_checks(release, k, l, c, t, m, _split(sensitive_values), only)
+    results = run_checks(release, k, l, c, t, m, split_list(sensitive_values), only)
     if as_json:
-        _emit_json(
+        emit_json(
             {
                 "release": str(release_dir),
                 "algorithm": release.manifest.get("algorithm"),
@@ -515,11 +408,11 @@ def utility(
     as_json: bool = JSON,
 ) -> None:
     """Measure utility and risk: query workload error, information loss, re-identification risk."""
-    release = _release(release_dir)
+    release = open_release(release_dir)
     with stage(f"{queries:,} queries", as_json):
         res = run_utility(release, queries, qd, selectivity, seed)
     if as_json:
-        _emit_json({"release": str(release_dir), **{k: v.to_json() for k, v in res.items()}})
+        emit_json({"release": str(release_dir), **{k: v.to_json() for k, v in res.items()}})
         return
     out.print(_utility_table({str(release_dir): res}, "Utility and risk"))
     w = res["workload-error"].to_json()
@@ -578,19 +471,13 @@ def import_release(
         "groups": release.n_groups,
     }
     if as_json:
-        _emit_json(summary)
+        emit_json(summary)
     else:
         out.print(
             f"imported {release.table.n_rows:,} records in {release.n_groups:,} groups "
             f"({release.scheme}) -> {out_dir}",
             highlight=False,
         )
-
-
-attack_app = typer.Typer(
-    help="Attacks on a release: what an adversary can infer.", no_args_is_help=True
-)
-app.add_typer(attack_app, name="attack")
 
 
 def _parse_k_range(value: str) -> tuple[int, int]:
@@ -621,7 +508,7 @@ def attack_worst_case(
     """Worst-case background knowledge (Martin et al., ICDE 2007): maximum disclosure against k."""
     from anonlab.attacks import disclosure_curve, maximum_disclosure
 
-    release = _release(release_dir)
+    release = open_release(release_dir)
     lo, hi = _parse_k_range(k)
     curve = disclosure_curve(release, hi, language=language, exact=exact)
     worst = maximum_disclosure(release, hi, language=language, exact=exact)
@@ -629,7 +516,7 @@ def attack_worst_case(
     if plot is not None:
         _plot_disclosure(release, lo, hi, plot)
     if as_json:
-        _emit_json(
+        emit_json(
             {
                 "release": str(release_dir),
                 "attack": "worst-case",
@@ -671,13 +558,13 @@ def attack_foreground(
     from anonlab._validation import check_float
     from anonlab.attacks import foreground_attack
 
-    release = _release(release_dir)
+    release = open_release(release_dir)
     if check_float("r", r) < 2:
         raise AnonlabError(f"parameter 'r' must be >= 2 (problematic means p* > 1/r), got {r}")
     for name, value in (("epsilon", epsilon), ("sigma", sigma)):
         if not 0 < check_float(name, value) < 1:
             raise AnonlabError(f"parameter {name!r} must be in (0, 1), got {value}")
-    values = _split(sensitive_values) or release.manifest.get("parameters", {}).get(
+    values = split_list(sensitive_values) or release.manifest.get("parameters", {}).get(
         "sensitive_values"
     )
     with stage("mining global distributions", as_json):
@@ -724,7 +611,7 @@ def attack_foreground(
         )
         atomic_write_text(records, frame.to_csv(index=False))
     if as_json:
-        _emit_json(summary)
+        emit_json(summary)
         return
     tab = RichTable(title=f"Foreground-knowledge attack ({release_dir})")
     tab.add_column("measure")
@@ -829,7 +716,7 @@ def demo(
             },
         }
     if as_json:
-        _emit_json(report)
+        emit_json(report)
         return
     out.print(
         f"[bold]Adult[/], {table.n_rows:,} records. Quasi-identifiers: {', '.join(qi)}. "
@@ -887,3 +774,6 @@ def demo(
 
 if __name__ == "__main__":  # pragma: no cover
     main()
+
+
+_register_command_modules()

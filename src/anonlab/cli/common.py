@@ -1,0 +1,159 @@
+"""Shared pieces of the command line: the apps, consoles, option vocabulary and plumbing.
+
+Command modules (``anonlab.cli.<topic>``) import from here and register their commands with
+``register(app, attack_app)``; this module imports no command module, so there is no cycle.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from anonlab.errors import AnonlabError
+
+app = typer.Typer(
+    name="anonlab",
+    help="Publish microdata without exposing the people in it: anonymize, check, measure.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+out = Console()
+err = Console(stderr=True)
+
+DATASET = typer.Option(None, "--dataset", help="A bundled dataset (see `anonlab datasets`).")
+DATA = typer.Option(None, "--data", help="A CSV (header row) or Parquet file.")
+QI = typer.Option(None, "--qi", help="Quasi-identifiers, comma-separated.")
+SENSITIVE = typer.Option(None, "--sensitive", help="The sensitive attribute.")
+SENSITIVE_VALUES = typer.Option(
+    None, "--sensitive-values", help="Only these sensitive values are protected (comma-separated)."
+)
+HIERARCHIES = typer.Option(
+    None, "--hierarchies", help="Folder of ARX-format hierarchy files named <column>.csv."
+)
+HIERARCHY_SET = typer.Option(
+    None, "--hierarchy-set", help="A bundled dataset's hierarchy set (e.g. arx, martin)."
+)
+DROP_MISSING = typer.Option(
+    False, "--drop-missing", help="Drop rows with a missing value (counted in the manifest)."
+)
+SEED = typer.Option(0, "--seed", help="Seed for every random choice; stored in the manifest.")
+JSON = typer.Option(False, "--json", help="Print JSON for scripts instead of tables.")
+
+
+@contextmanager
+def stage(description: str, quiet: bool = False) -> Iterator[None]:
+    """A spinner with elapsed time on stderr while a step runs (hidden when not a terminal)."""
+    if quiet or not err.is_terminal:
+        yield
+        return
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    ) as progress:
+        progress.add_task(description, total=None)
+        yield
+
+
+def split_list(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    items = [v.strip() for v in value.split(",") if v.strip()]
+    return items or None
+
+
+def parse_levels(value: str | None) -> dict[str, int] | None:
+    """``age=3,sex=1`` -> {"age": 3, "sex": 1}."""
+    if value is None:
+        return None
+    out = {}
+    for item in split_list(value) or []:
+        name, sep, level = item.partition("=")
+        if not sep or not level.strip().lstrip("-").isdigit():
+            raise AnonlabError(f"--levels: {item!r} is not NAME=LEVEL (e.g. age=3,sex=1)")
+        out[name.strip()] = int(level)
+    return out
+
+
+def emit_json(payload: object) -> None:
+    out.print_json(json.dumps(payload, default=jsonable))
+
+
+def jsonable(obj: object) -> object:
+    import numpy as np
+
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return None if not np.isfinite(obj) else float(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if hasattr(obj, "to_json"):
+        return obj.to_json()
+    return str(obj)
+
+
+def load_table(
+    dataset: str | None,
+    data: Path | None,
+    qi: str | None,
+    sensitive: str | None,
+    hierarchies: Path | None = None,
+    hierarchy_set: str | None = None,
+    drop_missing: bool = False,
+):
+    """The original table from ``--dataset`` or ``--data`` with the given roles."""
+    from anonlab.hierarchy import Hierarchy
+    from anonlab.table import Table, read_frame
+
+    if (dataset is None) == (data is None):
+        raise AnonlabError("give exactly one of --dataset NAME and --data FILE")
+    qi_list = split_list(qi)
+    hier: dict = {}
+    if hierarchies is not None:
+        if not hierarchies.is_dir():
+            raise AnonlabError(f"--hierarchies {str(hierarchies)!r} is not a folder")
+        for f in sorted(hierarchies.glob("*.csv")):
+            hier[f.stem] = Hierarchy.read_csv(f, name=f.stem)
+    if dataset is not None:
+        from anonlab import datasets
+
+        if qi_list is None and sensitive is not None:
+            qi_list = list(datasets.info(dataset).default_qi)
+        table = Table.from_dataset(
+            dataset, quasi_identifiers=qi_list, sensitive=sensitive, hierarchy_set=hierarchy_set
+        )
+        if hier:
+            table = table.with_roles(table.quasi_identifiers, table.sensitive, hier)
+        return table
+    if qi_list is None:
+        raise AnonlabError("--qi is required with --data (e.g. --qi age,sex,zipcode)")
+    frame = read_frame(data)
+    return Table.from_frame(
+        frame,
+        quasi_identifiers=qi_list,
+        sensitive=sensitive,
+        hierarchies={k: v for k, v in hier.items() if k in frame.columns},
+        drop_missing=drop_missing,
+    )
+
+
+def open_release(path: Path):
+    from anonlab.release_io import load_release
+
+    return load_release(path)
+
+
+attack_app = typer.Typer(
+    help="Attacks on a release: what an adversary can infer.", no_args_is_help=True
+)
+app.add_typer(attack_app, name="attack")
