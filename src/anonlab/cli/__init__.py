@@ -68,7 +68,7 @@ def main() -> None:
 
 # Commands that live in their own modules (one per topic). Each module defines
 # ``register(app, attack_app)``; add one line per module here.
-_COMMAND_MODULES: tuple[str, ...] = ()
+_COMMAND_MODULES: tuple[str, ...] = ("definetti", "rules", "rules_attack", "algorithm")
 
 
 def _register_command_modules() -> None:
