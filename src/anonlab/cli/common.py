@@ -85,7 +85,18 @@ def parse_levels(value: str | None) -> dict[str, int] | None:
 
 
 def emit_json(payload: object) -> None:
-    out.print_json(json.dumps(payload, default=jsonable))
+    """Print ``payload`` as JSON; NaN and infinities become null (JSON has no NaN)."""
+    out.print_json(json.dumps(_finite(payload), default=jsonable))
+
+
+def _finite(obj: object) -> object:
+    if isinstance(obj, float):
+        return obj if obj == obj and obj not in (float("inf"), float("-inf")) else None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_finite(v) for v in obj]
+    return obj
 
 
 def jsonable(obj: object) -> object:

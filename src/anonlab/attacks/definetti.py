@@ -1,0 +1,735 @@
+"""The deFinetti attack (Kifer, SIGMOD 2009): learn a model from the release itself.
+
+Random-worlds reasoning gives each member of a group the group's value frequencies
+(``P(t.S = v) = c_g(v) / |g|``). Kifer's attacker instead treats the records as exchangeable
+(de Finetti's theorem): it puts a prior on the parameters of a model of how the quasi-identifiers
+``R_1..R_n`` and the sensitive value ``S`` go together, learns that model from *all* groups of the
+release, and reasons about each group's unknown permutation of its sensitive multiset
+(paper §5.1, Eq. 1–7). The attacker knows only what is published: every record's quasi-identifiers
+and group (the QIT) and each group's sensitive multiset (the ST).
+
+Model and sampler
+-----------------
+* **Naive Bayes** (paper Eq. 1), ``P(S)·Π_i P(R_i | S)``, uniform Dirichlet priors (``prior=1``).
+  ``model="joint"`` uses one Dirichlet over whole quasi-identifier vectors instead
+  (``P(R_1..R_n, S)``, the reading under which the paper's Table 1 gives 100/101): the same
+  code with the QI vector as a single feature. Other models fit the same shape as long as their
+  collapsed likelihood is a product over count cells.
+* **Collapsed Gibbs sampling** (notes §3.5): the Dirichlet parameters are integrated out, so the
+  posterior of a full assignment ``π`` (a bijection, in every group, of the group's multiset onto
+  its members) is ``∝ Π_{feature, x, s} Γ(n^π_{x,s} + prior)``. ``n_s`` is fixed by the ST, so the
+  ``P(S)`` factor and the Dirichlet normalisers are constant and drop out. Each sweep redraws
+  every group's permutation from its exact conditional given all other groups: by enumerating the
+  ``|g|!`` permutations when ``|g| <= exact_max`` (the paper's choice for groups of 2–4,
+  Algorithm 2), and otherwise by Metropolis–Hastings with random transpositions (the paper
+  proposes independent shuffles, which are almost never accepted in large groups; transpositions
+  leave the same posterior invariant and mix far better).
+* **Rao–Blackwellised estimates**: for enumerated groups the per-record marginals of the exact
+  conditional are accumulated instead of the one sampled permutation, which lowers the Monte-Carlo
+  error at no cost. Metropolis–Hastings groups accumulate the sampled state.
+* **Chains**: several chains from independent random starting permutations, run in parallel
+  threads (numba ``prange``); each has its own counter-based random stream, so results depend on
+  the seed only, not on the thread count. The paper pools the samples of its 20 runs
+  (``combine="pool"``). The posterior is multimodal for ℓ >= 3 (chains stay in modes hundreds of
+  nats apart), so ``combine="weight"`` weights chains by ``exp`` of their mean log posterior after
+  burn-in instead (a crude mode-mass estimate: equal-volume modes), and every chain's trace is kept
+  for inspection.
+
+Generalized releases are attacked through the worst-case reduction (Wong et al. §2): the attacker
+knows every record's exact quasi-identifiers and group, and each group's sensitive multiset. For
+a generalized release that is more than is published (the QIs are coarsened), so the result is an
+upper bound on what this attacker learns. Releases with perturbed sensitive values (MASK) are
+attacked through their published values.
+
+References
+----------
+D. Kifer. Attacks on privacy and deFinetti's theorem. SIGMOD 2009. Notes:
+notes/kifer-definetti-attack.md (§3.5 collapsed form, §5 experiments, §7 ambiguities).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numba import njit, prange
+
+from anonlab._validation import check_choice, check_float, check_int, check_seed, rng_from_seed
+from anonlab.errors import AnonlabError
+from anonlab.release import Release
+
+MODELS = ("naive-bayes", "joint")
+COMBINE = ("pool", "weight")
+#: Largest total number of assignments :func:`exact_posterior` enumerates.
+EXACT_LIMIT = 2_000_000
+
+
+# ---------------------------------------------------------------------- random numbers
+@njit(cache=True, inline="always")
+def _next(state: np.ndarray, c: int) -> np.uint64:
+    """splitmix64 step of chain ``c``'s stream (one uint64 of state per chain)."""
+    state[c] += np.uint64(0x9E3779B97F4A7C15)
+    z = state[c]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, inline="always")
+def _uniform(state: np.ndarray, c: int) -> float:
+    return float(_next(state, c) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, inline="always")
+def _below(state: np.ndarray, c: int, m: int) -> int:
+    return int(_uniform(state, c) * m)
+
+
+# ---------------------------------------------------------------------- the sampler
+@njit(cache=True)
+def _log_posterior(counts: np.ndarray, prior: float) -> float:
+    """``Σ log Γ(n + prior)`` over count cells: the collapsed log posterior up to a constant."""
+    total = 0.0
+    for i in range(counts.shape[0]):
+        for s in range(counts.shape[1]):
+            total += math.lgamma(counts[i, s] + prior)
+    return total
+
+
+@njit(cache=True)
+def _exact_update(
+    cells, assign, counts, lo, m, order, perms, p_lo, p_hi, prior, state, c, post, slot, keep
+):
+    """Redraw one group's permutation from its exact conditional (counts exclude the group)."""
+    n_feat = cells.shape[1]
+    vals = np.empty(m, dtype=np.int64)
+    for a in range(m):
+        vals[a] = assign[order[lo + a]]
+    distinct = True
+    for a in range(m):
+        for b in range(a + 1, m):
+            if vals[a] == vals[b]:
+                distinct = False
+    n_perm = p_hi - p_lo
+    score = np.empty(n_perm)
+    if distinct:
+        table = np.empty((m, m))
+        for a in range(m):
+            r = order[lo + a]
+            for b in range(m):
+                acc = 0.0
+                for f in range(n_feat):
+                    acc += math.log(counts[cells[r, f], vals[b]] + prior)
+                table[a, b] = acc
+        for p in range(n_perm):
+            acc = 0.0
+            for a in range(m):
+                acc += table[a, perms[p_lo + p, a]]
+            score[p] = acc
+    else:  # equal values share cells: add the records one by one
+        for p in range(n_perm):
+            acc = 0.0
+            for a in range(m):
+                r = order[lo + a]
+                v = vals[perms[p_lo + p, a]]
+                for f in range(n_feat):
+                    extra = 0
+                    for a2 in range(a):
+                        r2 = order[lo + a2]
+                        if vals[perms[p_lo + p, a2]] == v and cells[r2, f] == cells[r, f]:
+                            extra += 1
+                    acc += math.log(counts[cells[r, f], v] + extra + prior)
+            score[p] = acc
+    top = score.max()
+    total = 0.0
+    for p in range(n_perm):
+        score[p] = math.exp(score[p] - top)
+        total += score[p]
+    u = _uniform(state, c) * total
+    pick = n_perm - 1
+    run = 0.0
+    for p in range(n_perm):
+        run += score[p]
+        if u < run:
+            pick = p
+            break
+    if keep:
+        for p in range(n_perm):
+            w = score[p] / total
+            for a in range(m):
+                k = slot[order[lo + a]]
+                if k >= 0:
+                    post[k, vals[perms[p_lo + p, a]]] += w
+    for a in range(m):
+        assign[order[lo + a]] = vals[perms[p_lo + pick, a]]
+
+
+@njit(cache=True)
+def _metropolis_update(cells, assign, counts, lo, m, order, moves, prior, state, c):
+    """Metropolis–Hastings over one group's permutation by random transpositions.
+
+    ``counts`` include the group. Swapping the values of records ``a`` and ``b`` multiplies the
+    collapsed posterior by ``Π_f (n[c_a, v_b] + α)(n[c_b, v_a] + α) / ((n[c_a, v_a] − 1 + α)
+    (n[c_b, v_b] − 1 + α))`` over features where the two records' cells differ.
+    """
+    n_feat = cells.shape[1]
+    for _ in range(moves):
+        ra = order[lo + _below(state, c, m)]
+        rb = order[lo + _below(state, c, m)]
+        va = assign[ra]
+        vb = assign[rb]
+        if va == vb:
+            continue
+        ratio = 1.0
+        for f in range(n_feat):
+            ca = cells[ra, f]
+            cb = cells[rb, f]
+            if ca != cb:
+                ratio *= (counts[ca, vb] + prior) * (counts[cb, va] + prior)
+                ratio /= (counts[ca, va] - 1 + prior) * (counts[cb, vb] - 1 + prior)
+        if _uniform(state, c) < ratio:
+            for f in range(n_feat):
+                ca = cells[ra, f]
+                cb = cells[rb, f]
+                counts[ca, va] -= 1
+                counts[ca, vb] += 1
+                counts[cb, vb] -= 1
+                counts[cb, va] += 1
+            assign[ra] = vb
+            assign[rb] = va
+
+
+@njit(cache=True)
+def _run_chain(
+    cells, n_cells, n_values, order, ptr, assign, prior, first, last, burn_in, exact_max,
+    moves_per_record, perms, perm_ptr, slot, state, c, post, trace,
+):  # fmt: skip
+    n, n_feat = cells.shape
+    counts = np.zeros((n_cells, n_values), dtype=np.int64)
+    for r in range(n):
+        for f in range(n_feat):
+            counts[cells[r, f], assign[r]] += 1
+    n_groups = ptr.shape[0] - 1
+    for sweep in range(first, last):
+        keep = sweep >= burn_in
+        for g in range(n_groups):
+            lo = ptr[g]
+            m = ptr[g + 1] - lo
+            if m > 1 and m <= exact_max:
+                for a in range(m):
+                    r = order[lo + a]
+                    for f in range(n_feat):
+                        counts[cells[r, f], assign[r]] -= 1
+                _exact_update(
+                    cells, assign, counts, lo, m, order, perms, perm_ptr[m], perm_ptr[m + 1],
+                    prior, state, c, post, slot, keep,
+                )  # fmt: skip
+                for a in range(m):
+                    r = order[lo + a]
+                    for f in range(n_feat):
+                        counts[cells[r, f], assign[r]] += 1
+            else:
+                if m > 1:
+                    _metropolis_update(
+                        cells, assign, counts, lo, m, order, moves_per_record * m, prior, state, c
+                    )
+                if keep:
+                    for a in range(m):
+                        r = order[lo + a]
+                        k = slot[r]
+                        if k >= 0:
+                            post[k, assign[r]] += 1.0
+        trace[sweep] = _log_posterior(counts, prior)
+
+
+@njit(cache=True, parallel=True)
+def _run_chains(
+    cells, n_cells, n_values, order, ptr, assign, prior, first, last, burn_in, exact_max,
+    moves_per_record, perms, perm_ptr, slot, state, post, trace,
+):  # fmt: skip
+    """Sweeps ``first..last-1`` of every chain, in parallel; all state is updated in place."""
+    for c in prange(assign.shape[0]):
+        _run_chain(
+            cells, n_cells, n_values, order, ptr, assign[c], prior, first, last, burn_in,
+            exact_max, moves_per_record, perms, perm_ptr, slot, state, c, post[c], trace[c],
+        )  # fmt: skip
+
+
+def _permutation_table(exact_max: int) -> tuple[np.ndarray, np.ndarray]:
+    """All permutations of 0..m-1 for m = 0..exact_max, stacked; rows perm_ptr[m]:perm_ptr[m+1]."""
+    blocks, ptr = [], [0]
+    for m in range(exact_max + 1):
+        listed = list(itertools.permutations(range(m)))
+        perms = np.array(listed, dtype=np.int64).reshape(len(listed), m)
+        block = np.zeros((len(perms), max(exact_max, 1)), dtype=np.int64)
+        block[:, :m] = perms
+        blocks.append(block)
+        ptr.append(ptr[-1] + len(perms))
+    return np.concatenate(blocks), np.array(ptr, dtype=np.int64)
+
+
+# ---------------------------------------------------------------------- inputs
+@dataclass(frozen=True)
+class _Layout:
+    """What the attacker sees, in the sampler's shape."""
+
+    cells: np.ndarray  # (n, n_features) int64 count-cell index of each record's feature value
+    n_cells: int
+    order: np.ndarray  # records sorted by group
+    ptr: np.ndarray  # group g's records are order[ptr[g]:ptr[g + 1]]
+    multiset: np.ndarray  # published sensitive codes sorted by (group, code): the ST
+    n_values: int
+
+
+def _features(release: Release, attributes: tuple[str, ...], model: str):
+    table = release.table
+    codes = [table.codes[a].astype(np.int64) for a in attributes]
+    sizes = [table.domain_size(a) for a in attributes]
+    if model == "joint":  # one feature: the whole quasi-identifier vector
+        key = np.zeros(table.n_rows, dtype=np.int64)
+        for col, size in zip(codes, sizes, strict=True):
+            key = key * size + col
+        _, inverse = np.unique(key, return_inverse=True)
+        return inverse.reshape(-1, 1), int(inverse.max(initial=-1)) + 1
+    base = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    return np.stack(codes, axis=1) + base, int(sum(sizes))
+
+
+def _layout(release: Release, attributes: tuple[str, ...], model: str) -> _Layout:
+    cells, n_cells = _features(release, attributes, model)
+    order = np.argsort(release.group, kind="stable").astype(np.int64)
+    ptr = np.zeros(release.n_groups + 1, dtype=np.int64)
+    np.cumsum(release.group_sizes, out=ptr[1:])
+    hist = release.sensitive_histogram  # (groups, values): the published ST
+    n_values = hist.shape[1]
+    multiset = np.repeat(np.tile(np.arange(n_values), release.n_groups), hist.ravel())
+    return _Layout(cells, n_cells, order, ptr, multiset.astype(np.int64), n_values)
+
+
+def _attributes(release: Release, attributes: Sequence[str] | None) -> tuple[str, ...]:
+    qi = release.quasi_identifiers
+    if attributes is None:
+        attributes = qi
+    attributes = tuple(attributes)
+    unknown = [a for a in attributes if a not in qi]
+    if unknown:
+        raise AnonlabError(
+            f"attributes {unknown} are not quasi-identifiers of the release; choose from {list(qi)}"
+        )
+    if not attributes:
+        raise AnonlabError("the deFinetti attack needs at least one quasi-identifier attribute")
+    return attributes
+
+
+def _require_attackable(release: Release) -> None:
+    if release.group is None:
+        raise AnonlabError("the release has no per-record groups (a candidate from a search)")
+    n_values = release.table.domain_size(release.sensitive)
+    if n_values < 2:
+        raise AnonlabError(
+            f"sensitive attribute {release.sensitive!r} has {n_values} value; the attack needs "
+            "at least 2"
+        )
+
+
+def random_worlds_posterior(release: Release, rows: np.ndarray | None = None) -> np.ndarray:
+    """The random-worlds baseline: each member gets its group's value frequencies.
+
+    ``P(t.S = v) = c_g(v) / |g|`` (Kifer §4, from Martin et al. and Machanavajjhala et al.).
+    Shape ``(len(rows), n_values)``; all records when ``rows`` is None.
+    """
+    hist = np.asarray(release.sensitive_histogram, dtype=np.float64)
+    freq = hist / np.maximum(release.group_sizes, 1)[:, None]
+    group = release.group if rows is None else release.group[np.asarray(rows)]
+    return freq[group]
+
+
+def choose_targets(release: Release, count: int | None, seed: int = 0) -> np.ndarray:
+    """``count`` distinct records drawn uniformly at random (sorted); all records when None."""
+    n = release.table.n_rows
+    if count is None:
+        return np.arange(n)
+    count = check_int("targets", count, minimum=1)
+    if count > n:
+        raise AnonlabError(f"targets must be at most the number of records ({n}), got {count}")
+    return np.sort(rng_from_seed(seed).choice(n, size=count, replace=False))
+
+
+# ---------------------------------------------------------------------- result
+@dataclass(frozen=True)
+class DeFinettiResult:
+    """Posterior distributions over sensitive values for the attacked records.
+
+    Attributes
+    ----------
+    rows : ndarray (R,)
+        The records attacked (indices into the release's table).
+    posterior : ndarray (R, n_values)
+        The chains combined (see ``combine``).
+    chain_posteriors : ndarray (chains, R, n_values)
+        Each chain's estimate (the paper's per-run results; Min/Max come from these).
+    log_posterior : ndarray (chains, sweeps)
+        Each chain's collapsed log posterior after every sweep, up to one shared constant.
+    chain_weights : ndarray (chains,)
+        The weights used to combine the chains.
+    baseline : ndarray (R, n_values)
+        Random worlds on the same release.
+    """
+
+    rows: np.ndarray
+    posterior: np.ndarray
+    chain_posteriors: np.ndarray
+    log_posterior: np.ndarray
+    chain_weights: np.ndarray
+    baseline: np.ndarray
+    values: tuple[str, ...]
+    attributes: tuple[str, ...]
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def monte_carlo_error(self) -> np.ndarray:
+        """Standard error of the pooled posterior from the spread between chains, (R, n_values).
+
+        ``sd_between_chains / sqrt(chains)``; zero with one chain (no estimate).
+        """
+        c = self.chain_posteriors.shape[0]
+        if c < 2:
+            return np.zeros_like(self.posterior)
+        return self.chain_posteriors.std(axis=0, ddof=1) / math.sqrt(c)
+
+    def r_hat(self) -> float:
+        """Gelman–Rubin potential scale reduction of the log posterior after burn-in.
+
+        Near 1 when the chains sample the same distribution; far above 1 when they sit in
+        different modes (as Kifer's chains do for ℓ >= 3). NaN with fewer than 2 chains or 2
+        kept sweeps.
+        """
+        kept = self.log_posterior[:, self.settings["burn_in"] :]
+        c, s = kept.shape
+        if c < 2 or s < 2:
+            return float("nan")
+        means = kept.mean(axis=1)
+        within = kept.var(axis=1, ddof=1).mean()
+        between = s * means.var(ddof=1)
+        if within == 0:
+            return 1.0 if between == 0 else float("inf")
+        return float(math.sqrt(((s - 1) / s * within + between / s) / within))
+
+    def chain_spread(self) -> float:
+        """Largest difference between two chains' posteriors for any record and value."""
+        return float(np.ptp(self.chain_posteriors, axis=0).max(initial=0.0))
+
+    def confident(self, threshold: float = 0.8) -> np.ndarray:
+        """Records (table indices) given some value with posterior >= ``threshold``."""
+        return self.rows[self.posterior.max(axis=1) >= threshold]
+
+    def breached(self, truth: np.ndarray, l: float | None = None) -> np.ndarray:
+        """Records whose *true* value gets posterior above ``1/ℓ`` (publisher's view).
+
+        ``truth`` holds the true sensitive codes of :attr:`rows`. ℓ-diversity under random
+        worlds promises ``P(true value) <= 1/ℓ``; a record above it is breached beyond that
+        promise. Without ℓ, each record's own random-worlds probability of its true value is the
+        bound. A tolerance of 1e-9 absorbs rounding.
+        """
+        truth = np.asarray(truth, dtype=np.int64)
+        if truth.shape != self.rows.shape:
+            raise AnonlabError(
+                f"truth must hold one code per attacked record ({len(self.rows)}), "
+                f"got shape {truth.shape}"
+            )
+        idx = np.arange(len(truth))
+        p = self.posterior[idx, truth]
+        bound = self.baseline[idx, truth] if l is None else 1.0 / check_float("l", l)
+        return self.rows[p > bound + 1e-9]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "attack": "definetti",
+            "records": int(len(self.rows)),
+            "attributes": list(self.attributes),
+            "settings": dict(self.settings),
+            "chain_weights": self.chain_weights.tolist(),
+            "chain_mean_log_posterior": _kept_means(self).tolist(),
+            "r_hat": self.r_hat(),
+            "chain_spread": self.chain_spread(),
+            "monte_carlo_error_mean": float(self.monte_carlo_error().mean()),
+        }
+
+
+def _kept_means(result: DeFinettiResult) -> np.ndarray:
+    kept = result.log_posterior[:, result.settings["burn_in"] :]
+    return kept.mean(axis=1) if kept.shape[1] else result.log_posterior[:, -1]
+
+
+def _combine(chain_post: np.ndarray, trace: np.ndarray, burn_in: int, combine: str):
+    c = chain_post.shape[0]
+    if combine == "pool":
+        weights = np.full(c, 1.0 / c)
+    else:
+        kept = trace[:, burn_in:] if trace.shape[1] > burn_in else trace[:, -1:]
+        score = kept.mean(axis=1)
+        weights = np.exp(score - score.max())
+        weights /= weights.sum()
+    return np.tensordot(weights, chain_post, axes=1), weights
+
+
+# ---------------------------------------------------------------------- the attack
+def definetti_attack(
+    release: Release,
+    *,
+    model: str = "naive-bayes",
+    attributes: Sequence[str] | None = None,
+    targets: np.ndarray | Sequence[int] | None = None,
+    chains: int = 4,
+    sweeps: int = 200,
+    burn_in: int | None = None,
+    prior: float = 1.0,
+    exact_max: int = 5,
+    moves_per_record: int = 2,
+    combine: str = "pool",
+    seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> DeFinettiResult:
+    """Run the deFinetti attack and return each target's posterior over sensitive values.
+
+    Parameters
+    ----------
+    release : Release
+        Bucketized, or generalized through the worst-case reduction (module docstring).
+    model : {"naive-bayes", "joint"}
+        The attacker's model (paper Eq. 1, or one Dirichlet over whole QI vectors).
+    attributes : sequence of str, optional
+        The quasi-identifiers the model uses (default: all of the release's).
+    targets : array of int, optional
+        Records whose posteriors are kept (default: all). Every record is sampled either way;
+        targets only limit the memory of the estimates.
+    chains : int
+        Independent chains, each from its own random starting permutation (the paper ran 20).
+    sweeps : int
+        Outer iterations (each redraws every group's permutation once; the paper's M).
+    burn_in : int, optional
+        Sweeps discarded before estimates are accumulated (default ``sweeps // 2``, as the paper).
+    prior : float
+        Dirichlet concentration of every prior (1: the paper's uniform priors).
+    exact_max : int
+        Groups up to this size are redrawn exactly by enumerating their ``|g|!`` permutations;
+        larger ones by Metropolis–Hastings transpositions (at most 8).
+    moves_per_record : int
+        Metropolis–Hastings proposals per record of a large group per sweep.
+    combine : {"pool", "weight"}
+        ``pool``: average the chains equally (the paper's "Pooled"); ``weight``: weight each
+        chain by exp of its mean log posterior after burn-in.
+    seed : int
+        Seeds every chain's random stream and starting permutation.
+    progress : callable, optional
+        Called as ``progress(sweeps_done, sweeps)`` about 20 times during the run (the
+        sampling is then done in chunks, with the same result).
+
+    Returns
+    -------
+    DeFinettiResult
+    """
+    _require_attackable(release)
+    model = check_choice("model", model, MODELS)
+    combine = check_choice("combine", combine, COMBINE)
+    chains = check_int("chains", chains, minimum=1)
+    sweeps = check_int("sweeps", sweeps, minimum=1)
+    burn_in = sweeps // 2 if burn_in is None else check_int("burn_in", burn_in, minimum=0)
+    if burn_in >= sweeps:
+        raise AnonlabError(f"burn_in ({burn_in}) must be smaller than sweeps ({sweeps})")
+    prior = check_float("prior", prior)
+    if not prior > 0:
+        raise AnonlabError(f"parameter 'prior' must be > 0, got {prior}")
+    exact_max = check_int("exact_max", exact_max, minimum=1)
+    if exact_max > 8:
+        raise AnonlabError(
+            f"exact_max must be at most 8 (8! = 40320 permutations), got {exact_max}"
+        )
+    moves_per_record = check_int("moves_per_record", moves_per_record, minimum=1)
+    seed = check_seed(seed)
+    attributes = _attributes(release, attributes)
+    n = release.table.n_rows
+    rows = np.arange(n) if targets is None else np.unique(np.asarray(targets, dtype=np.int64))
+    if len(rows) == 0:
+        raise AnonlabError("targets is empty: give at least one record to attack")
+    if rows[0] < 0 or rows[-1] >= n:
+        raise AnonlabError(f"targets must be record indices in 0..{n - 1}")
+    layout = _layout(release, attributes, model)
+    slot = np.full(n, -1, dtype=np.int64)
+    slot[rows] = np.arange(len(rows))
+    rng = rng_from_seed(seed)
+    assign = np.empty((chains, n), dtype=np.int64)
+    group_sorted = release.group[layout.order]
+    for c in range(chains):  # random start: shuffle each group's multiset over its members
+        keys = rng.random(n)
+        within = np.lexsort((keys, group_sorted))
+        assign[c, layout.order[within]] = layout.multiset
+    state = rng.integers(0, 2**63, size=chains, dtype=np.uint64)
+    perms, perm_ptr = _permutation_table(exact_max)
+    post = np.zeros((chains, len(rows), layout.n_values))
+    trace = np.zeros((chains, sweeps))
+    step = max(1, -(-sweeps // 20)) if progress is not None else sweeps
+    for first in range(0, sweeps, step):
+        last = min(sweeps, first + step)
+        _run_chains(
+            layout.cells, layout.n_cells, layout.n_values, layout.order, layout.ptr, assign,
+            prior, first, last, burn_in, exact_max, moves_per_record, perms, perm_ptr, slot,
+            state, post, trace,
+        )  # fmt: skip
+        if progress is not None:
+            progress(last, sweeps)
+    post /= sweeps - burn_in
+    combined, weights = _combine(post, trace, burn_in, combine)
+    table = release.table
+    return DeFinettiResult(
+        rows=rows,
+        posterior=combined,
+        chain_posteriors=post,
+        log_posterior=trace,
+        chain_weights=weights,
+        baseline=random_worlds_posterior(release, rows),
+        values=tuple(str(v) for v in table.values[release.sensitive]),
+        attributes=attributes,
+        settings={
+            "model": model,
+            "chains": chains,
+            "sweeps": sweeps,
+            "burn_in": burn_in,
+            "prior": prior,
+            "exact_max": exact_max,
+            "moves_per_record": moves_per_record,
+            "combine": combine,
+            "seed": seed,
+        },
+    )
+
+
+# ---------------------------------------------------------------------- scoring
+def score_posterior(
+    posterior: np.ndarray, truth: np.ndarray, confidence: float = 0.8
+) -> dict[str, float]:
+    """Kifer's measures (§6) of posteriors ``(R, n_values)`` against true codes ``(R,)``.
+
+    * ``ABS = Σ_i Σ_j |s_ij − p_ij|`` and ``SSQ = Σ_i Σ_j (s_ij − p_ij)²`` (sums over targets,
+      as Table 7 reports them for 1,000 targets);
+    * ``ACC``: share of targets whose most probable value is the true one, with fractional credit
+      ``1/|argmax set|`` for ties (notes A10: this is how the random-worlds baseline gets exactly
+      1/ℓ);
+    * ``confident_share``: share of targets given some value with probability >= ``confidence``,
+      and ``confident_precision``: the (tie-credited) share of those whose top value is right.
+    """
+    posterior = np.asarray(posterior, dtype=np.float64)
+    truth = np.asarray(truth, dtype=np.int64)
+    if posterior.ndim != 2 or truth.shape != (posterior.shape[0],):
+        raise AnonlabError(
+            f"posterior must be (records, values) and truth (records,); got {posterior.shape} "
+            f"and {truth.shape}"
+        )
+    r = len(truth)
+    if r == 0:
+        raise AnonlabError("no targets to score")
+    onehot = np.zeros_like(posterior)
+    onehot[np.arange(r), truth] = 1.0
+    diff = onehot - posterior
+    top = posterior.max(axis=1, keepdims=True)
+    ties = np.abs(posterior - top) <= 1e-12
+    credit = ties[np.arange(r), truth] / ties.sum(axis=1)
+    confident = top[:, 0] >= confidence
+    return {
+        "targets": r,
+        "ABS": float(np.abs(diff).sum()),
+        "SSQ": float((diff**2).sum()),
+        "ACC": float(credit.mean()),
+        "mean_true_probability": float(posterior[np.arange(r), truth].mean()),
+        "confident_share": float(confident.mean()),
+        "confident_precision": float(credit[confident].mean()) if confident.any() else float("nan"),
+    }
+
+
+# ---------------------------------------------------------------------- exact oracle
+def exact_posterior(
+    release: Release,
+    *,
+    model: str = "naive-bayes",
+    attributes: Sequence[str] | None = None,
+    prior: float = 1.0,
+) -> np.ndarray:
+    """The model's exact posterior by enumerating every assignment (tiny releases only).
+
+    ``P(π | T) ∝ Π_{feature, x, s} Γ(n^π_{x,s} + prior)`` summed over the ``Π_g |g|!``
+    assignments (notes §3.5); returns ``(n_rows, n_values)``. Raises above
+    :data:`EXACT_LIMIT` assignments. This is the test oracle for the sampler.
+    """
+    _require_attackable(release)
+    model = check_choice("model", model, MODELS)
+    attributes = _attributes(release, attributes)
+    layout = _layout(release, attributes, model)
+    sizes = np.diff(layout.ptr)
+    total = math.prod(math.factorial(int(m)) for m in sizes)
+    if total > EXACT_LIMIT:
+        raise AnonlabError(
+            f"exact enumeration needs {total:,} assignments; the limit is {EXACT_LIMIT:,} "
+            "(use definetti_attack for larger releases)"
+        )
+    n = release.table.n_rows
+    n_values = layout.n_values
+    choices = []
+    for g in range(len(sizes)):
+        lo, hi = layout.ptr[g], layout.ptr[g + 1]
+        members = layout.order[lo:hi]
+        vals = layout.multiset[lo:hi]
+        choices.append([(members, vals[list(p)]) for p in itertools.permutations(range(hi - lo))])
+    logs, assigns = [], []
+    assign = np.empty(n, dtype=np.int64)
+    for combo in itertools.product(*choices):
+        for members, vals in combo:
+            assign[members] = vals
+        counts = np.zeros((layout.n_cells, n_values))
+        for f in range(layout.cells.shape[1]):
+            np.add.at(counts, (layout.cells[:, f], assign), 1)
+        logs.append(float(np.sum([math.lgamma(x + prior) for x in counts.ravel()])))
+        assigns.append(assign.copy())
+    logs_arr = np.array(logs)
+    w = np.exp(logs_arr - logs_arr.max())
+    w /= w.sum()
+    out = np.zeros((n, n_values))
+    stacked = np.array(assigns)
+    for s in range(n_values):
+        out[:, s] = w @ (stacked == s)
+    return out
+
+
+def predictive_posterior(
+    features: np.ndarray,
+    sensitive: np.ndarray,
+    query: np.ndarray,
+    n_values: int,
+    domain_sizes: Sequence[int],
+    *,
+    model: str = "naive-bayes",
+    prior: float = 1.0,
+) -> np.ndarray:
+    """Posterior predictive ``P(S | R = query, data)`` for a person *outside* fully known data.
+
+    Kifer's Table 1 (§3.2): 199 people with known (smoker, cancer), and person 200 known to be a
+    smoker. Naive Bayes: ``∝ (n_s + α)·Π_i (n_{i,r_i,s} + α) / (n_s + α|R_i|)``; joint: ``∝
+    n_{r,s} + α``. ``features`` is (n, n_features) codes, ``sensitive`` (n,) codes, ``query``
+    (n_features,) codes.
+    """
+    model = check_choice("model", model, MODELS)
+    features = np.asarray(features, dtype=np.int64).reshape(len(sensitive), -1)
+    sensitive = np.asarray(sensitive, dtype=np.int64)
+    query = np.asarray(query, dtype=np.int64)
+    if model == "joint":
+        match = np.all(features == query, axis=1)
+        weight = np.bincount(sensitive[match], minlength=n_values) + prior
+    else:
+        n_s = np.bincount(sensitive, minlength=n_values).astype(np.float64)
+        weight = n_s + prior
+        for i, size in enumerate(domain_sizes):
+            n_is = np.bincount(sensitive[features[:, i] == query[i]], minlength=n_values)
+            weight = weight * (n_is + prior) / (n_s + prior * size)
+    return weight / weight.sum()
