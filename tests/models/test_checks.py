@@ -295,6 +295,7 @@ def test_registry():
             "t-closeness",
             "m-confidentiality",
             "ck-safety",
+            "matching-l-diversity",
         ]
     )
     for name, spec in models.MODELS.items():

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from anonlab.anonymize.anatomy import anatomy
 from anonlab.anonymize.generalize import generalize
 from anonlab.anonymize.hilb import hilb
+from anonlab.anonymize.injector import injector
 from anonlab.anonymize.lattice import lattice
 from anonlab.anonymize.mask import mask
 from anonlab.anonymize.mondrian import mondrian
@@ -24,6 +25,7 @@ ALGORITHMS: dict[str, Callable[..., Release]] = {
     "anatomy": anatomy,
     "generalize": generalize,
     "hilb": hilb,
+    "injector": injector,
     "lattice": lattice,
     "mask": mask,
     "mondrian": mondrian,
@@ -74,6 +76,7 @@ __all__ = [
     "available",
     "generalize",
     "hilb",
+    "injector",
     "lattice",
     "mask",
     "mondrian",

@@ -129,7 +129,10 @@ def datasets(as_json: bool = JSON) -> None:
 def anonymize(
     out_dir: Path = typer.Option(..., "--out", help="Release directory to write."),
     algorithm: str = typer.Option(
-        ..., "--algorithm", help="anatomy, mondrian, hilb, mask, generalize, lattice."
+        ...,
+        "--algorithm",
+        help="anatomy, mondrian, hilb, mask, generalize, lattice, injector; ASAP repairs: "
+        "mondrian+, mondrian++, hilb+, hilb++, mask+, mask++.",
     ),
     dataset: str | None = DATASET,
     data: Path | None = DATA,
@@ -161,6 +164,18 @@ def anonymize(
     ),
     levels: str | None = typer.Option(
         None, "--levels", help="generalize: one hierarchy level per QI, e.g. age=3,sex=1."
+    ),
+    min_exp: float | None = typer.Option(
+        None, "--min-exp", help="injector: minExp in (0, 1) for mining the negative rules."
+    ),
+    max_conditions: int | None = typer.Option(
+        None, "--max-conditions", help="injector: most conditions per mined rule (default 1)."
+    ),
+    rules: Path | None = typer.Option(
+        None, "--rules", help="injector: a negative-rule file (from `anonlab rules mine`)."
+    ),
+    suppress: bool = typer.Option(
+        False, "--suppress", help="injector: withhold records no bucket can protect (counted)."
     ),
     hierarchies: Path | None = HIERARCHIES,
     hierarchy_set: str | None = HIERARCHY_SET,
@@ -195,6 +210,10 @@ def anonymize(
             sensitive_values=split_list(sensitive_values),
             as_one_value=True if as_one_value else None,
             levels=parse_levels(levels),
+            min_expectation=min_exp,
+            max_conditions=max_conditions,
+            rules=None if rules is None else str(rules),
+            suppress=True if suppress else None,
             seed=seed,
         )
     elapsed = time.perf_counter() - t0

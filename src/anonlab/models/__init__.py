@@ -25,6 +25,7 @@ from anonlab.models import ck_safety as _ck
 from anonlab.models import k_anonymity as _k
 from anonlab.models import l_diversity as _l
 from anonlab.models import m_confidentiality as _m
+from anonlab.models import matching_l_diversity as _ml
 from anonlab.models import t_closeness as _t
 from anonlab.models.result import CheckResult
 from anonlab.release import Release
@@ -113,6 +114,13 @@ MODELS: dict[str, Model] = {
             "m-confidentiality",
             _m.m_confidentiality,
             "frequency condition: no value of the set occurs > floor(|G|/m) times",
+            "min",
+        ),
+        Model(
+            "matching-l-diversity",
+            _ml.matching_l_diversity,
+            "every record keeps >= l values possible in a one-to-one assignment under negative "
+            "rules (Li & Li, ICDE 2008)",
             "min",
         ),
     )

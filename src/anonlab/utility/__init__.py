@@ -2,7 +2,8 @@
 
 >>> from anonlab.utility import available, measure
 >>> available()  # doctest: +NORMALIZE_WHITESPACE
-['average_class_size', 'discernibility', 'ncp', 'prosecutor_risk', 'workload_error']
+['arx-loss', 'average-class-size', 'discernibility', 'ncp', 'prosecutor-risk',
+ 'rule-mining-error', 'workload-error']
 
 ``measure(release, name, **params)`` runs one; every result has ``.value`` (its headline number)
 and ``.to_json()``. See docs/utility.md for the formulas and the query generator.
@@ -26,6 +27,7 @@ from anonlab.utility.information_loss import (
     normalized_certainty_penalty,
 )
 from anonlab.utility.risk import ProsecutorRisk, prosecutor_risk
+from anonlab.utility.rule_mining import RuleMiningError, rule_mining_error
 from anonlab.utility.workload import (
     Workload,
     WorkloadError,
@@ -55,6 +57,8 @@ __all__ = [
     "measure",
     "normalized_certainty_penalty",
     "prosecutor_risk",
+    "RuleMiningError",
+    "rule_mining_error",
     "workload_error",
 ]
 
@@ -120,6 +124,12 @@ MEASURES: dict[str, Measure] = {
             prosecutor_risk,
             "risk",
             "re-identification risk 1/|group|: highest, average, share at risk",
+        ),
+        Measure(
+            "rule-mining-error",
+            rule_mining_error,
+            "utility",
+            "confidence and identification error of conviction rules (Li & Li, ICDE 2008, §VI-C)",
         ),
     )
 }
