@@ -1,5 +1,14 @@
 """Attacks on releases: what an adversary can infer from what is published."""
 
+from anonlab.attacks.definetti import (
+    DeFinettiResult,
+    choose_targets,
+    definetti_attack,
+    exact_posterior,
+    predictive_posterior,
+    random_worlds_posterior,
+    score_posterior,
+)
 from anonlab.attacks.foreground import (
     SMALL_SIGNATURE,
     ConvergenceReport,
@@ -20,6 +29,13 @@ from anonlab.attacks.worst_case import (
 )
 
 __all__ = [
+    "DeFinettiResult",
+    "choose_targets",
+    "definetti_attack",
+    "exact_posterior",
+    "predictive_posterior",
+    "random_worlds_posterior",
+    "score_posterior",
     "SMALL_SIGNATURE",
     "ConvergenceReport",
     "DisclosureResult",

@@ -2,4 +2,7 @@
 
 * :mod:`anonlab.experiments.martin`: Martin et al., worst-case background knowledge, Figures 5
   and 6 (``python -m anonlab.experiments.martin --out DIR``).
+* :mod:`anonlab.experiments.wong`: Wong et al., foreground knowledge.
+* :mod:`anonlab.experiments.kifer`: Kifer, the deFinetti attack, Table 7.
+* :mod:`anonlab.experiments.li`: Li & Li, Injector, Figures 3-8.
 """
