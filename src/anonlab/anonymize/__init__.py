@@ -12,10 +12,13 @@ from collections.abc import Callable
 from anonlab.anonymize.anatomy import anatomy
 from anonlab.anonymize.generalize import generalize
 from anonlab.anonymize.hilb import hilb
+from anonlab.anonymize.hilb_plus import hilb_plus, hilb_plus_plus
 from anonlab.anonymize.injector import injector
 from anonlab.anonymize.lattice import lattice
 from anonlab.anonymize.mask import mask
+from anonlab.anonymize.mask_plus import mask_plus, mask_plus_plus
 from anonlab.anonymize.mondrian import mondrian
+from anonlab.anonymize.mondrian_plus import mondrian_plus, mondrian_plus_plus
 from anonlab.errors import AnonlabError
 from anonlab.release import Release
 from anonlab.table import Table
@@ -29,6 +32,13 @@ ALGORITHMS: dict[str, Callable[..., Release]] = {
     "lattice": lattice,
     "mask": mask,
     "mondrian": mondrian,
+    # Jin, Zhang, Das (ASAP): look-ahead repairs ("+") and + stratified pick-up ("++")
+    "hilb+": hilb_plus,
+    "hilb++": hilb_plus_plus,
+    "mask+": mask_plus,
+    "mask++": mask_plus_plus,
+    "mondrian+": mondrian_plus,
+    "mondrian++": mondrian_plus_plus,
 }
 
 

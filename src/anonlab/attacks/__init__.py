@@ -1,5 +1,12 @@
 """Attacks on releases: what an adversary can infer from what is published."""
 
+from anonlab.attacks.algorithm_disclosure import (
+    applicable_attacks,
+    minimal_change_naive,
+    run_algorithm_attacks,
+)
+from anonlab.attacks.asap_checker import AsapResult, asap_check
+from anonlab.attacks.asap_checker import check_release as asap_check_release
 from anonlab.attacks.definetti import (
     DeFinettiResult,
     choose_targets,
@@ -20,6 +27,15 @@ from anonlab.attacks.foreground import (
     hoeffding_support,
     mine_global_distribution,
 )
+from anonlab.attacks.hilb_algorithm7 import Algorithm7Result, hilb_algorithm7
+from anonlab.attacks.mask_phd25 import PhD25Result, phd25_attack
+from anonlab.attacks.minimality import (
+    MinimalityResult,
+    holder_worlds,
+    minimal_suppression,
+    minimality_attack,
+)
+from anonlab.attacks.negative_rules import NegativeRuleAttackResult, negative_rule_attack
 from anonlab.attacks.worst_case import (
     DisclosureResult,
     Statement,
@@ -29,6 +45,22 @@ from anonlab.attacks.worst_case import (
 )
 
 __all__ = [
+    "Algorithm7Result",
+    "AsapResult",
+    "MinimalityResult",
+    "NegativeRuleAttackResult",
+    "PhD25Result",
+    "applicable_attacks",
+    "asap_check",
+    "asap_check_release",
+    "hilb_algorithm7",
+    "holder_worlds",
+    "minimal_change_naive",
+    "minimal_suppression",
+    "minimality_attack",
+    "negative_rule_attack",
+    "phd25_attack",
+    "run_algorithm_attacks",
     "DeFinettiResult",
     "choose_targets",
     "definetti_attack",

@@ -5,4 +5,6 @@
 * :mod:`anonlab.experiments.wong`: Wong et al., foreground knowledge.
 * :mod:`anonlab.experiments.kifer`: Kifer, the deFinetti attack, Table 7.
 * :mod:`anonlab.experiments.li`: Li & Li, Injector, Figures 3-8.
+* :mod:`anonlab.experiments.jin` and :mod:`anonlab.experiments.jin_utility`: Jin et al.,
+  algorithm-based disclosure (Figures 6, 9) and the repairs' utility (Figures 7, 10).
 """

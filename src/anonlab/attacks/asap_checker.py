@@ -1,0 +1,714 @@
+"""A brute-force ASAP checker for tiny tables: does knowing the algorithm change a posterior?
+
+Jin, Zhang, Das (ASAP, Information Systems 2011, Defs. 3-5) compare two adversaries with the same
+external knowledge ``K_e`` and the same release ``T*``. Naive Nash weighs every original table
+``T'`` that could be published as ``T*`` equally (the *naive world*); smart Sam also knows the
+publishing algorithm ``A`` and weighs ``T'`` by ``Pr[A(T') = T*]`` (the *smart world*, Def. 4
+read as a normalised likelihood, notes E14). ``T*`` is *algorithm-safe* (ASAP) iff every record's
+posterior over the sensitive values is the same in both worlds. The paper argues each algorithm by
+hand; this checker decides it mechanically for any anonymizer of the registry
+(:func:`anonlab.anonymize.anonymize`), including ones written later, by enumeration
+(notes/jin-asap-algorithm-safe-publishing.md §2.12).
+
+What is enumerated (the adversary's knowledge, stated in the result):
+
+* everyone's exact quasi-identifiers, and the group of every record (the worst case of the
+  literature: a generalized release is treated as its bucketization);
+* the release: a candidate ``T'`` gives each record a sensitive value; for an algorithm that
+  perturbs only quasi-identifiers (``release.published_sensitive is None``), ``T' ⇒ T*`` requires
+  each group's values to be exactly its published multiset. For an algorithm that perturbs the
+  sensitive values (MASK and its repairs), the sensitive values of ``T'`` are free (notes §1.7
+  [RECON]) except for the knowledge below;
+* the naive world of such an algorithm: ``naive="face-value"`` (default) — Nash reads the
+  published values as the original ones (Eq. 1: his posterior is the published group
+  distribution ``S*(q)``), filtered by the knowledge below; ``naive="free"`` — Nash knows only
+  the knowledge below (the sensitive values of ``T'`` free, notes §1.7 [RECON]). Sam's
+  candidates are always the free ones. Neither reading is the paper's hand reasoning on
+  Table 2 (Nash assumes the *fewest* published values are fake):
+  :func:`anonlab.attacks.algorithm_disclosure.minimal_change_naive` computes that one;
+* ``knowledge="multiset"`` (default): the original table's multiset of sensitive values (e.g.
+  published statistics, "only 1 of 8 patients has cancer"); ``knowledge="domain"``: only the
+  domain. For quasi-identifier-only algorithms both coincide with the release's constraint;
+* ``negative_facts``: pairs ``(record, value)`` — "record does not hold value" (Jin et al.'s
+  negative association rules, Table 5);
+* ``constraints``: any further ``K_e`` as a function from a ``(worlds, n)`` array of sensitive
+  codes to a boolean mask (e.g. "at least one male has AIDS").
+
+The smart world re-runs the algorithm by name with the same parameters on every candidate and
+keeps the candidates whose output reproduces the release: the same partition of the records
+(groups compared as sets of record indices), the same published sensitive multiset in each group
+and the same hierarchy levels where the release has them. Candidates on which the algorithm
+raises (e.g. not eligible) cannot have produced ``T*`` and get weight 0 (counted).
+
+Every external knowledge (Def. 5 quantifies over all ``K_e``): besides the stated knowledge, the
+checker screens every single true negative fact "record i does not hold v" added to it, from the
+same runs (inclusion-exclusion on the weighted world counts), and reports the worst
+(:meth:`AsapResult.worst_fact`). ``safe`` requires no rise in either. Example: Mondrian's revoked
+cut on the notes' §3.5 data changes no marginal (the leak is in the joint: t4 and t5 share a
+value) but does once "t4 is not gastritis" is known.
+
+Randomness. A deterministic algorithm is run once per candidate (the release's seed). Whether an
+algorithm is deterministic is *measured*: it is run with four seeds on the original and on up to
+eight candidates, and any difference makes it randomized. A randomized algorithm is run with
+seeds ``seed + 1, seed + 2, …`` — never the release's own seed, which would favour the true table
+— and ``Pr[A(T') = T*]`` is the share of runs that reproduce the release (Jin et al.'s footnote
+3: the adversary simulates the randomness, not the draws). With ``n_seeds`` given, exactly that
+many seeds per candidate; by default batches of 16 seeds until :data:`TARGET_ACCEPTED` runs have
+reproduced the release, :data:`DEFAULT_SEEDS` seeds or the run budget. ``known_seed=True``
+models an adversary who knows the seed (it is in the manifest): one run per candidate.
+Posteriors of a randomized algorithm are estimates: a rise counts only above
+``max(0.02, 2/sqrt(reproducing runs))`` unless ``tolerance`` is given (deterministic: ``1e-9``).
+
+Limits: at most :data:`MAX_RECORDS` records and :data:`MAX_RUNS` algorithm runs (candidates ×
+seeds); above them :class:`~anonlab.errors.AnonlabError` says how many there would be.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from anonlab._validation import check_choice, check_int, check_seed
+from anonlab.errors import AnonlabError
+from anonlab.release import Release
+from anonlab.table import Table
+
+#: Largest table the checker enumerates.
+MAX_RECORDS = 12
+#: Largest number of algorithm runs (candidate tables × seeds).
+MAX_RUNS = 100_000
+#: Largest number of seeds per candidate for randomized algorithms (default); runs stop
+#: earlier, after a batch, once TARGET_ACCEPTED runs have reproduced the release.
+DEFAULT_SEEDS = 1024
+SEED_BATCH = 16
+TARGET_ACCEPTED = 1000
+KNOWLEDGE = ("multiset", "domain")
+#: Naive readings for an algorithm that perturbs sensitive values (see the module docstring).
+NAIVE = ("face-value", "free")
+
+
+@dataclass(frozen=True)
+class AsapResult:
+    """Per-record posteriors in the naive and the smart world, and the verdict.
+
+    Attributes
+    ----------
+    algorithm : str
+    parameters : dict
+    knowledge : str
+    perturbs_sensitive : bool
+        Whether the algorithm publishes perturbed sensitive values.
+    deterministic : bool
+    seeds : list of int
+        The seeds each candidate was run with.
+    n_worlds : int
+        Candidate tables the algorithm was re-run on (the smart world's support).
+    n_naive_worlds : int
+        Candidates of the naive world.
+    naive_reading : str
+        ``"published"`` (quasi-identifier-only algorithm), ``"face-value"`` or ``"free"``.
+    n_smart_worlds : int
+        Candidates that reproduced the release at least once.
+    failed_runs : int
+        Runs on which the algorithm raised (weight 0).
+    values : list of str
+        The sensitive domain (columns of the posteriors).
+    naive, smart : ndarray of shape (n_rows, n_values)
+        ``Pr[t[S] = v]`` per record in each world.
+    true_codes : ndarray of shape (n_rows,)
+        Ground truth, to show the posterior of each record's own value.
+    tolerance : float
+    """
+
+    algorithm: str
+    parameters: dict
+    knowledge: str
+    perturbs_sensitive: bool
+    deterministic: bool
+    seeds: list[int]
+    n_worlds: int
+    n_naive_worlds: int
+    naive_reading: str
+    n_smart_worlds: int
+    failed_runs: int
+    accepted_runs: int
+    values: list[str]
+    naive: np.ndarray
+    smart: np.ndarray
+    true_codes: np.ndarray
+    tolerance: float
+    negative_facts: list = field(default_factory=list)
+    fact_increase: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def increase(self) -> np.ndarray:
+        """``smart − naive`` per record and value."""
+        return self.smart - self.naive
+
+    @property
+    def max_increase(self) -> float:
+        return float(self.increase.max()) if self.increase.size else 0.0
+
+    @property
+    def rising_records(self) -> np.ndarray:
+        """Records some of whose posteriors rise by more than the tolerance."""
+        return np.flatnonzero((self.increase > self.tolerance).any(axis=1))
+
+    @property
+    def safe_without_extra_facts(self) -> bool:
+        """No posterior rises under the stated knowledge alone."""
+        return len(self.rising_records) == 0
+
+    def worst_fact(self) -> tuple[int, str, int, str, float] | None:
+        """The single extra negative fact "record i does not hold v" (true of the original)
+        under which knowing the algorithm raises some posterior most: (i, v, j, u, rise)."""
+        if self.fact_increase is None or not np.isfinite(self.fact_increase).any():
+            return None
+        i, v, j, u = np.unravel_index(int(np.argmax(self.fact_increase)), self.fact_increase.shape)
+        return int(i), self.values[v], int(j), self.values[u], float(self.fact_increase[i, v, j, u])
+
+    @property
+    def safe(self) -> bool:
+        """ASAP on this release: no rise under the stated knowledge, nor under it plus any
+        single true negative fact (ASAP must hold for every external knowledge, Def. 5)."""
+        worst = self.worst_fact()
+        return self.safe_without_extra_facts and (worst is None or worst[4] <= self.tolerance)
+
+    def worst(self) -> tuple[int, str, float, float]:
+        """(record, value, naive, smart) of the largest rise."""
+        i, v = np.unravel_index(int(np.argmax(self.increase)), self.increase.shape)
+        return int(i), self.values[v], float(self.naive[i, v]), float(self.smart[i, v])
+
+    @property
+    def verdict(self) -> str:
+        if self.safe:
+            sampled = (
+                ""
+                if self.deterministic
+                else f"; randomized, estimated from {self.accepted_runs:,} reproducing runs "
+                "(the tolerance shrinks with more: n_seeds)"
+            )
+            return (
+                f"ASAP holds on this release: no posterior rises by more than "
+                f"{self.tolerance:.3g} when the adversary knows {self.algorithm} (stated "
+                f"knowledge, and with any one extra negative fact){sampled}"
+            )
+        if not self.safe_without_extra_facts:
+            i, v, a, b = self.worst()
+            return (
+                f"algorithm-based disclosure: knowing {self.algorithm} raises record {i}'s "
+                f"probability of {v!r} from {a:.4g} to {b:.4g} "
+                f"({len(self.rising_records)} records' posteriors rise)"
+            )
+        i, v, j, u, rise = self.worst_fact()
+        return (
+            f"algorithm-based disclosure once the adversary also knows that record {i} does "
+            f"not hold {v!r}: knowing {self.algorithm} then raises record {j}'s probability of "
+            f"{u!r} by {rise:.4g}"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        idx = np.arange(len(self.true_codes))
+        return {
+            "check": "asap",
+            "algorithm": self.algorithm,
+            "parameters": self.parameters,
+            "knowledge": self.knowledge,
+            "negative_facts": [[int(r), str(v)] for r, v in self.negative_facts],
+            "perturbs_sensitive": self.perturbs_sensitive,
+            "deterministic": self.deterministic,
+            "seeds": len(self.seeds),
+            "worlds": self.n_worlds,
+            "naive_worlds": self.n_naive_worlds,
+            "naive_reading": self.naive_reading,
+            "smart_worlds": self.n_smart_worlds,
+            "accepted_runs": self.accepted_runs,
+            "failed_runs": self.failed_runs,
+            "values": self.values,
+            "naive": self.naive.tolist(),
+            "smart": self.smart.tolist(),
+            "naive_true_value": self.naive[idx, self.true_codes].tolist(),
+            "smart_true_value": self.smart[idx, self.true_codes].tolist(),
+            "max_increase": self.max_increase,
+            "rising_records": self.rising_records.tolist(),
+            "worst_extra_fact": None
+            if self.worst_fact() is None
+            else dict(
+                zip(
+                    ("record", "not_value", "target_record", "target_value", "increase"),
+                    self.worst_fact(),
+                    strict=True,
+                )
+            ),
+            "safe_without_extra_facts": self.safe_without_extra_facts,
+            "tolerance": self.tolerance,
+            "safe": self.safe,
+            "verdict": self.verdict,
+        }
+
+
+# ---------------------------------------------------------------------------------------------
+# Enumeration
+# ---------------------------------------------------------------------------------------------
+
+
+def _multinomial(counts: Sequence[int]) -> int:
+    total = math.factorial(int(sum(counts)))
+    for c in counts:
+        total //= math.factorial(int(c))
+    return total
+
+
+def _multiset_permutations(values: np.ndarray) -> np.ndarray:
+    """Every distinct ordering of ``values``, shape (count, len(values)) (lexicographic)."""
+    a = np.sort(np.asarray(values, dtype=np.int64)).tolist()
+    n = len(a)
+    out = [list(a)]
+    while True:  # next lexicographic permutation
+        i = n - 2
+        while i >= 0 and a[i] >= a[i + 1]:
+            i -= 1
+        if i < 0:
+            break
+        j = n - 1
+        while a[j] <= a[i]:
+            j -= 1
+        a[i], a[j] = a[j], a[i]
+        a[i + 1 :] = reversed(a[i + 1 :])
+        out.append(list(a))
+    return np.array(out, dtype=np.int64).reshape(len(out), n)
+
+
+def _cartesian(blocks: list[np.ndarray], columns: list[np.ndarray], n: int) -> np.ndarray:
+    """Combine per-block alternatives (rows of each block) into full assignments."""
+    sizes = [len(b) for b in blocks]
+    total = int(np.prod(sizes, dtype=np.int64)) if sizes else 1
+    out = np.empty((total, n), dtype=np.int64)
+    idx = np.indices(sizes).reshape(len(sizes), -1) if sizes else np.zeros((0, 1), np.int64)
+    for b, (block, cols) in enumerate(zip(blocks, columns, strict=True)):
+        out[:, cols] = block[idx[b]]
+    return out
+
+
+def count_worlds(release: Release, knowledge: str = "multiset", face_value: bool = False) -> int:
+    """How many candidate tables there are (before negative facts and constraints).
+
+    ``face_value``: the release's group multisets are taken as the original values (always so
+    for an algorithm that perturbs only quasi-identifiers).
+    """
+    table = release.table
+    codes = table.codes[release.sensitive]
+    n_values = table.domain_size(release.sensitive)
+    if release.published_sensitive is None or face_value:
+        hist = release.sensitive_histogram
+        return math.prod(_multinomial(row[row > 0]) for row in hist)
+    if knowledge == "multiset":
+        return _multinomial(np.bincount(codes, minlength=n_values))
+    return n_values**table.n_rows
+
+
+def candidate_worlds(
+    release: Release, knowledge: str = "multiset", face_value: bool = False
+) -> np.ndarray:
+    """Every candidate assignment of sensitive codes, shape (worlds, n_rows) (see
+    :func:`count_worlds`)."""
+    table = release.table
+    n = table.n_rows
+    codes = table.codes[release.sensitive]
+    n_values = table.domain_size(release.sensitive)
+    if release.published_sensitive is None or face_value:
+        pub = release.sensitive_codes
+        blocks, columns = [], []
+        for g in range(release.n_groups):
+            members = np.flatnonzero(release.group == g)
+            blocks.append(_multiset_permutations(pub[members]))
+            columns.append(members)
+        return _cartesian(blocks, columns, n)
+    if knowledge == "multiset":
+        return _multiset_permutations(codes)
+    return np.indices([n_values] * n).reshape(n, -1).T.astype(np.int64)
+
+
+# ---------------------------------------------------------------------------------------------
+# Re-running the algorithm
+# ---------------------------------------------------------------------------------------------
+
+
+def release_signature(release: Release) -> bytes:
+    """What the adversary sees, up to group labels: the partition (groups numbered by their
+    first record), each group's published sensitive counts, and the hierarchy levels."""
+    group = np.asarray(release.group, dtype=np.int64)
+    n_groups = release.n_groups
+    first = np.full(n_groups, len(group), dtype=np.int64)
+    np.minimum.at(first, group, np.arange(len(group)))
+    relabel = np.empty(n_groups, dtype=np.int64)
+    relabel[np.argsort(first, kind="stable")] = np.arange(n_groups)
+    canon = relabel[group]
+    hist = np.asarray(release.sensitive_histogram)[np.argsort(relabel)]
+    levels = "" if release.levels is None else repr(sorted(release.levels.items()))
+    return canon.tobytes() + b"|" + hist.astype(np.int64).tobytes() + b"|" + levels.encode()
+
+
+def _with_sensitive(table: Table, codes: np.ndarray) -> Table:
+    new = dict(table.codes)
+    new[table.require_sensitive()] = codes.astype(np.int32)
+    return Table(table.schema, new, table.values, table.row_id, table.dropped)
+
+
+def _run(table: Table, algorithm: str, params: Mapping[str, Any], seed: int | None):
+    """Signature of the algorithm's output on ``table``, or None if it raises AnonlabError.
+
+    The registry function is called directly (``params`` were validated by
+    :func:`anonlab.anonymize.anonymize` on the original table first).
+    """
+    from anonlab.anonymize import ALGORITHMS
+
+    kw = dict(params)
+    if seed is not None:
+        kw["seed"] = seed
+    try:
+        return release_signature(ALGORITHMS[algorithm](table, **kw))
+    except AnonlabError:
+        return None
+
+
+def _validate_params(table: Table, algorithm: str, params: Mapping[str, Any], seed) -> None:
+    """Let the registry reject unknown parameters once, with its message."""
+    from anonlab.anonymize import anonymize
+
+    kw = dict(params)
+    if seed is not None:
+        kw["seed"] = seed
+    anonymize(table, algorithm, **kw)
+
+
+def _takes_seed(algorithm: str) -> bool:
+    from anonlab.anonymize import parameters
+
+    return "seed" in parameters(algorithm)
+
+
+def is_deterministic(
+    table: Table,
+    algorithm: str,
+    params: Mapping[str, Any],
+    worlds: np.ndarray,
+    seed: int = 0,
+    probes: int = 8,
+) -> bool:
+    """Measured: outputs agree across 4 seeds on the original and on up to ``probes`` worlds."""
+    if not _takes_seed(algorithm):
+        return True
+    tables = [table]
+    if len(worlds):
+        pick = np.linspace(0, len(worlds) - 1, min(probes, len(worlds))).astype(int)
+        tables += [_with_sensitive(table, worlds[i]) for i in pick]
+    for t in tables:
+        outs = {_run(t, algorithm, params, seed + s) for s in range(4)}
+        if len(outs) > 1:
+            return False
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+# The check
+# ---------------------------------------------------------------------------------------------
+
+
+def asap_check(
+    table: Table,
+    algorithm: str,
+    params: Mapping[str, Any] | None = None,
+    *,
+    seed: int = 0,
+    knowledge: str = "multiset",
+    naive: str = "face-value",
+    negative_facts: Sequence[tuple[int, str]] = (),
+    constraints: Callable[[np.ndarray], np.ndarray] | None = None,
+    n_seeds: int | None = None,
+    known_seed: bool = False,
+    tolerance: float | None = None,
+    max_runs: int = MAX_RUNS,
+) -> AsapResult:
+    """Publish ``table`` with ``algorithm`` and check the release for ASAP by enumeration.
+
+    Parameters
+    ----------
+    table : Table
+        At most :data:`MAX_RECORDS` records, with a sensitive attribute.
+    algorithm : str
+        A name of the anonymizer registry (``anonlab.anonymize.available()``).
+    params : mapping
+        The algorithm's parameters (``l``, ``k``, ``m``, ``sensitive_values`` ...), seed aside.
+    seed : int
+        Seed of the release (stored; the smart world uses other seeds, see the module docstring).
+    knowledge : {"multiset", "domain"}
+        What the adversary knows of the original sensitive values beyond the release.
+    naive : {"face-value", "free"}
+        For an algorithm that perturbs sensitive values: naive Nash takes the published group
+        multisets as the original values (``"face-value"``, Jin et al. Eq. 1: his posterior is
+        the published ``S*(q)``), or knows only ``knowledge`` (``"free"``, notes §1.7 [RECON]).
+    negative_facts : sequence of (record, value)
+        "Record does not hold value" (record = row index, 0-based).
+    constraints : callable, optional
+        Further knowledge: ``f(worlds) -> bool mask`` over a ``(n_worlds, n_rows)`` code array.
+    n_seeds : int, optional
+        Seeds per candidate for a randomized algorithm (default :data:`DEFAULT_SEEDS`).
+    known_seed : bool
+        The adversary knows the release's seed: every algorithm is run once per candidate with
+        it (deterministic check).
+    tolerance : float, optional
+        A posterior rise above this counts (default: 1e-9, or for randomized algorithms
+        ``max(0.02, 2/sqrt(accepted runs))``).
+    max_runs : int
+        Refuse above this many algorithm runs (default :data:`MAX_RUNS`).
+
+    Returns
+    -------
+    AsapResult
+    """
+    from anonlab.anonymize import anonymize
+
+    params = {k: v for k, v in dict(params or {}).items() if v is not None}
+    if "seed" in params:
+        raise AnonlabError("give the seed as asap_check(..., seed=S), not among params")
+    seed = check_seed(seed)
+    kw = dict(params)
+    if _takes_seed(algorithm):
+        kw["seed"] = seed
+    release = anonymize(table, algorithm, **kw)
+    return check_release(
+        release,
+        algorithm,
+        params,
+        seed=seed,
+        knowledge=knowledge,
+        naive=naive,
+        negative_facts=negative_facts,
+        constraints=constraints,
+        n_seeds=n_seeds,
+        known_seed=known_seed,
+        tolerance=tolerance,
+        max_runs=max_runs,
+    )
+
+
+def check_release(
+    release: Release,
+    algorithm: str | None = None,
+    params: Mapping[str, Any] | None = None,
+    *,
+    seed: int | None = None,
+    knowledge: str = "multiset",
+    naive: str = "face-value",
+    negative_facts: Sequence[tuple[int, str]] = (),
+    constraints: Callable[[np.ndarray], np.ndarray] | None = None,
+    n_seeds: int | None = None,
+    known_seed: bool = False,
+    tolerance: float | None = None,
+    max_runs: int = MAX_RUNS,
+) -> AsapResult:
+    """Check an existing release for ASAP (see :func:`asap_check`).
+
+    ``algorithm``, ``params`` and ``seed`` default to the release's manifest (parameters the
+    algorithm does not take are dropped); re-running them on the original table must reproduce
+    the release, otherwise the error says so.
+    """
+    from anonlab.anonymize import available, parameters
+
+    knowledge = check_choice("knowledge", knowledge, KNOWLEDGE)
+    table = release.table
+    n = table.n_rows
+    if n > MAX_RECORDS:
+        raise AnonlabError(
+            f"the ASAP checker enumerates every candidate table: at most {MAX_RECORDS} records, "
+            f"got {n}"
+        )
+    algorithm = algorithm or release.manifest.get("algorithm")
+    if algorithm not in available():
+        raise AnonlabError(
+            f"unknown algorithm {algorithm!r} for the ASAP checker; available: "
+            f"{', '.join(available())}"
+        )
+    if params is None:
+        accepted = set(parameters(algorithm)) - {"seed"}
+        params = {
+            k: v
+            for k, v in release.manifest.get("parameters", {}).items()
+            if k in accepted and v is not None
+        }
+        if "scheme" in accepted:
+            params["scheme"] = release.scheme
+    params = dict(params)
+    if seed is None:
+        seed = release.manifest.get("seed") or 0
+    seed = check_seed(seed)
+    takes_seed = _takes_seed(algorithm)
+    _validate_params(table, algorithm, params, seed if takes_seed else None)
+
+    perturbs = release.published_sensitive is not None
+    if naive not in NAIVE:
+        raise AnonlabError(f"parameter 'naive' must be one of {list(NAIVE)}, got {naive!r}")
+    total = count_worlds(release, knowledge)
+    if total > max_runs:
+        raise AnonlabError(
+            f"the smart world has {total:,} candidate tables, more than the {max_runs:,} runs "
+            f"the checker allows; use a smaller table (at most {MAX_RECORDS} records, few "
+            f"distinct values)" + (" or knowledge='multiset'" if knowledge == "domain" else "")
+        )
+    sens = release.sensitive
+    values = [str(v) for v in table.values[sens]]
+    facts = []
+    for record, value in negative_facts:
+        record = check_int("record", record, minimum=0)
+        if record >= n:
+            raise AnonlabError(f"negative fact on record {record}: the table has {n} records")
+        code = int(np.flatnonzero(table.value_mask(sens, [value]))[0])
+        facts.append((record, code))
+
+    def restrict(candidates: np.ndarray, what: str) -> np.ndarray:
+        keep = np.ones(len(candidates), dtype=bool)
+        for record, code in facts:
+            keep &= candidates[:, record] != code
+        if constraints is not None:
+            mask = np.asarray(constraints(candidates), dtype=bool)
+            if mask.shape != (len(candidates),):
+                raise AnonlabError(
+                    f"constraints must return one bool per world ({len(candidates)}), got "
+                    f"{mask.shape}"
+                )
+            keep &= mask
+        if not keep.any():
+            hint = (
+                "; the published values contradict it read at face value: use naive='free' "
+                "(or algorithm_disclosure.minimal_change_naive)"
+                if what == "naive world"
+                else ""
+            )
+            raise AnonlabError(
+                f"no candidate table of the {what} satisfies the stated knowledge{hint}"
+            )
+        return candidates[keep]
+
+    worlds = restrict(candidate_worlds(release, knowledge), "smart world")
+    if perturbs and naive == "face-value":
+        naive_set = restrict(candidate_worlds(release, knowledge, face_value=True), "naive world")
+    else:
+        naive_set = worlds
+    facts = [(r, values[c]) for r, c in facts]
+
+    target = release_signature(release)
+    deterministic = known_seed or is_deterministic(table, algorithm, params, worlds, seed)
+    if deterministic:
+        seeds = [seed] if takes_seed else [None]
+    else:
+        s = DEFAULT_SEEDS if n_seeds is None else check_int("n_seeds", n_seeds, minimum=1)
+        seeds = [seed + 1 + i for i in range(s)]
+    adaptive = n_seeds is None and not deterministic
+    if adaptive:  # as many seeds as the budget allows; stops early at TARGET_ACCEPTED
+        seeds = seeds[: max(SEED_BATCH, max_runs // max(len(worlds), 1))]
+    runs = len(worlds) * (min(len(seeds), SEED_BATCH) if adaptive else len(seeds))
+    if runs > max_runs:
+        raise AnonlabError(
+            f"{len(worlds):,} candidate tables × {len(seeds)} seeds = {runs:,} runs, more than "
+            f"the {max_runs:,} the checker allows; lower n_seeds or use a smaller table"
+        )
+    if deterministic and _run(table, algorithm, params, seeds[0]) != target:
+        raise AnonlabError(
+            f"re-running {algorithm} with parameters {params} and seed {seed} does not "
+            "reproduce the release; give the parameters it was made with"
+        )
+
+    hits = np.zeros(len(worlds), dtype=np.int64)
+    failed = 0
+    tables = [_with_sensitive(table, codes) for codes in worlds]
+    used: list[int | None] = []
+    while True:
+        batch = seeds[len(used) : len(used) + (len(seeds) if deterministic else SEED_BATCH)]
+        for w, candidate in enumerate(tables):
+            for s in batch:
+                sig = _run(candidate, algorithm, params, s)
+                if sig is None:
+                    failed += 1
+                elif sig == target:
+                    hits[w] += 1
+        used += batch
+        if len(used) >= len(seeds) or (adaptive and hits.sum() >= TARGET_ACCEPTED):
+            break
+    seeds = used
+    accepted = int(hits.sum())
+    if accepted == 0:
+        raise AnonlabError(
+            f"no candidate table reproduced the release in {len(worlds) * len(seeds):,} runs"
+            + ("" if deterministic else "; raise n_seeds")
+        )
+    values_n = len(values)
+    naive_post, smart, fact_increase = _posteriors(naive_set, worlds, hits, values_n)
+    true = table.codes[sens].astype(np.int64)
+    # screen: every single true negative fact "record i does not hold v" (v != its value)
+    fact_increase[np.arange(n), true, :, :] = -np.inf
+    if tolerance is None:
+        tolerance = 1e-9 if deterministic else max(0.02, 2.0 / math.sqrt(accepted))
+    return AsapResult(
+        algorithm=algorithm,
+        parameters={k: v for k, v in params.items()},
+        knowledge=knowledge,
+        perturbs_sensitive=release.published_sensitive is not None,
+        deterministic=deterministic,
+        seeds=[s for s in seeds if s is not None],
+        n_worlds=len(worlds),
+        n_naive_worlds=len(naive_set),
+        naive_reading=naive if perturbs else "published",
+        n_smart_worlds=int((hits > 0).sum()),
+        failed_runs=failed,
+        accepted_runs=accepted,
+        values=values,
+        naive=naive_post,
+        smart=smart,
+        true_codes=true,
+        tolerance=float(tolerance),
+        negative_facts=facts,
+        fact_increase=fact_increase,
+    )
+
+
+def _accumulate(worlds: np.ndarray, weight: np.ndarray, n_values: int):
+    """Weighted counts of each (record, value) and of each pair of them, over the worlds."""
+    n_worlds, n = worlds.shape
+    nd = n * n_values
+    flat = worlds + np.arange(n) * n_values  # column of each (record, value) pair
+    count = np.zeros(nd)
+    joint = np.zeros((nd, nd))
+    for start in range(0, n_worlds, 20_000):
+        block = flat[start : start + 20_000]
+        onehot = np.zeros((len(block), nd))
+        np.put_along_axis(onehot, block, 1.0, axis=1)
+        weighted = onehot * weight[start : start + 20_000, None]
+        count += weighted.sum(axis=0)
+        joint += weighted.T @ onehot
+    return count, joint, float(weight.sum())
+
+
+def _posteriors(
+    naive_worlds: np.ndarray, smart_worlds: np.ndarray, hits: np.ndarray, n_values: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Naive and smart posteriors (n, D), and the smart rise under each single extra negative
+    fact: ``rise[i, v, j, u]`` = smart − naive of record j holding u once the adversary also
+    knows "record i does not hold v" (``-inf`` where the fact leaves a world empty)."""
+    n = naive_worlds.shape[1]
+    count, joint, total = _accumulate(naive_worlds, np.ones(len(naive_worlds)), n_values)
+    s_count, s_joint, s_total = _accumulate(smart_worlds, hits.astype(np.float64), n_values)
+    naive = (count / total).reshape(n, n_values)
+    smart = (s_count / s_total).reshape(n, n_values)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        naive_f = (count[None, :] - joint) / (total - count)[:, None]
+        smart_f = (s_count[None, :] - s_joint) / (s_total - s_count)[:, None]
+        rise = smart_f - naive_f
+    empty = ((total - count) <= 0) | ((s_total - s_count) <= 0)
+    rise[empty, :] = -np.inf
+    rise = np.where(np.isnan(rise), -np.inf, rise)
+    return naive, smart, rise.reshape(n, n_values, n, n_values)
