@@ -26,7 +26,8 @@ Model and sampler
   leave the same posterior invariant and mix far better).
 * **Rao–Blackwellised estimates**: for enumerated groups the per-record marginals of the exact
   conditional are accumulated instead of the one sampled permutation, which lowers the Monte-Carlo
-  error at no cost. Metropolis–Hastings groups accumulate the sampled state.
+  error at no cost. Metropolis–Hastings groups accumulate each record's value averaged over all
+  inner states of the sweep (time-weighted), not just the final one.
 * **Chains**: several chains from independent random starting permutations, run in parallel
   threads (numba ``prange``); each has its own counter-based random stream, so results depend on
   the seed only, not on the thread count. The paper pools the samples of its 20 runs
@@ -169,17 +170,24 @@ def _exact_update(
 
 
 @njit(cache=True)
-def _metropolis_update(cells, assign, counts, lo, m, order, moves, prior, state, c):
+def _metropolis_update(
+    cells, assign, counts, lo, m, order, moves, prior, state, c, post, slot, keep
+):
     """Metropolis–Hastings over one group's permutation by random transpositions.
 
     ``counts`` include the group. Swapping the values of records ``a`` and ``b`` multiplies the
     collapsed posterior by ``Π_f (n[c_a, v_b] + α)(n[c_b, v_a] + α) / ((n[c_a, v_a] − 1 + α)
-    (n[c_b, v_b] − 1 + α))`` over features where the two records' cells differ.
+    (n[c_b, v_b] − 1 + α))`` over features where the two records' cells differ. With ``keep``,
+    each record's values are averaged over all ``moves`` inner states (time-weighted, O(1) per
+    accepted move), a lower-variance ergodic average than the final state alone.
     """
     n_feat = cells.shape[1]
-    for _ in range(moves):
-        ra = order[lo + _below(state, c, m)]
-        rb = order[lo + _below(state, c, m)]
+    since = np.zeros(m, dtype=np.int64)
+    for t in range(moves):
+        ia = _below(state, c, m)
+        ib = _below(state, c, m)
+        ra = order[lo + ia]
+        rb = order[lo + ib]
         va = assign[ra]
         vb = assign[rb]
         if va == vb:
@@ -199,8 +207,23 @@ def _metropolis_update(cells, assign, counts, lo, m, order, moves, prior, state,
                 counts[ca, vb] += 1
                 counts[cb, vb] -= 1
                 counts[cb, va] += 1
+            if keep:
+                ka = slot[ra]
+                kb = slot[rb]
+                if ka >= 0:
+                    post[ka, va] += (t - since[ia]) / moves
+                if kb >= 0:
+                    post[kb, vb] += (t - since[ib]) / moves
+                since[ia] = t
+                since[ib] = t
             assign[ra] = vb
             assign[rb] = va
+    if keep:
+        for a in range(m):
+            r = order[lo + a]
+            k = slot[r]
+            if k >= 0:
+                post[k, assign[r]] += (moves - since[a]) / moves
 
 
 @njit(cache=True)
@@ -232,17 +255,13 @@ def _run_chain(
                     r = order[lo + a]
                     for f in range(n_feat):
                         counts[cells[r, f], assign[r]] += 1
-            else:
-                if m > 1:
-                    _metropolis_update(
-                        cells, assign, counts, lo, m, order, moves_per_record * m, prior, state, c
-                    )
-                if keep:
-                    for a in range(m):
-                        r = order[lo + a]
-                        k = slot[r]
-                        if k >= 0:
-                            post[k, assign[r]] += 1.0
+            elif m > 1:
+                _metropolis_update(
+                    cells, assign, counts, lo, m, order, moves_per_record * m, prior, state, c,
+                    post, slot, keep,
+                )  # fmt: skip
+            elif keep and slot[order[lo]] >= 0:  # a group of one: its value is known
+                post[slot[order[lo]], assign[order[lo]]] += 1.0
         trace[sweep] = _log_posterior(counts, prior)
 
 

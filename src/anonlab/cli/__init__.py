@@ -68,7 +68,7 @@ def main() -> None:
 
 # Commands that live in their own modules (one per topic). Each module defines
 # ``register(app, attack_app)``; add one line per module here.
-_COMMAND_MODULES: tuple[str, ...] = ("definetti", "rules", "rules_attack", "algorithm")
+_COMMAND_MODULES: tuple[str, ...] = ("definetti", "rules", "rules_attack", "algorithm", "audit")
 
 
 def _register_command_modules() -> None:
@@ -251,53 +251,10 @@ def anonymize(
     out.print(f"publish: {', '.join(summary['published_files'])}", highlight=False)
 
 
-def _check_specs(release, k, l, c, t, m, sensitive_values, only=None) -> list[tuple[str, dict]]:
-    """The models to check, with parameters from the options or the release's manifest.
-
-    (c,k)-safety has no natural default (c, k): it is checked when asked for (``--model
-    ck-safety --c C --k K``) or when the release was made for it (lattice search).
-    """
-    params = release.manifest.get("parameters", {})
-    made_for_ck = params.get("model") == "ck-safety"
-    ck = {
-        "c": c if c is not None else params.get("c"),
-        "k": k if k is not None else params.get("k"),
-    }
-    # An ℓ-diverse release (frequency form) has groups of at least ℓ: check k = ℓ by default.
-    k = k if k is not None else params.get("k") or params.get("l") or 2
-    l = l if l is not None else params.get("l") or 2
-    sv = sensitive_values if sensitive_values is not None else params.get("sensitive_values")
-    specs = [
-        ("k-anonymity", {"k": k}),
-        ("l-diversity", {"l": l, "sensitive_values": sv}),
-        ("distinct-l-diversity", {"l": l}),
-        ("entropy-l-diversity", {"l": l}),
-        ("recursive-cl-diversity", {"c": 3.0 if c is None or made_for_ck else c, "l": l}),
-        (
-            "t-closeness",
-            {
-                "t": t if t is not None else params.get("t", 0.2),
-                "distance": params.get("distance") or "auto",
-            },
-        ),
-        ("m-confidentiality", {"m": m if m is not None else l, "sensitive_values": sv}),
-    ]
-    if made_for_ck or (only and "ck-safety" in only):
-        if ck["c"] is None or ck["k"] is None:
-            raise AnonlabError("ck-safety needs --c (in (0, 1]) and --k (implications, >= 0)")
-        specs.append(("ck-safety", ck))
-    return specs
-
-
 def run_checks(release, k=None, l=None, c=None, t=None, m=None, sensitive_values=None, only=None):
-    from anonlab import models
+    from anonlab.models.defaults import default_checks
 
-    results = []
-    for name, p in _check_specs(release, k, l, c, t, m, sensitive_values, only):
-        if only and name not in only:
-            continue
-        results.append(models.check(release, name, **p))
-    return results
+    return default_checks(release, k, l, c, t, m, sensitive_values, only)
 
 
 def _checks_table(results, title: str) -> RichTable:
@@ -365,17 +322,9 @@ def check(
 
 
 def run_utility(release, queries: int, qd: int, selectivity: float, seed: int) -> dict:
-    from anonlab import utility
+    from anonlab.utility.defaults import default_measures
 
-    work = utility.measure(
-        release, "workload-error", n_queries=queries, qd=qd, selectivity=selectivity, seed=seed
-    )
-    res = {"workload-error": work}
-    for name in ("discernibility", "average-class-size", "ncp", "prosecutor-risk"):
-        res[name] = utility.measure(release, name)
-    if release.levels is not None:  # a full-domain node: ARX's Loss applies
-        res["arx-loss"] = utility.measure(release, "arx-loss")
-    return res
+    return default_measures(release, queries, qd, selectivity, seed)
 
 
 #: The numbers each measure is summarised by in tables (the JSON has everything).

@@ -1,0 +1,162 @@
+"""An :class:`~anonlab.report.audit.Audit` as one self-contained HTML page.
+
+No network: the CSS is inline and the plots are inline SVG (text drawn as paths). Every value
+that comes from data or settings goes through :func:`html.escape`, so a cell holding
+``<script>`` shows as text.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+from anonlab import __version__
+from anonlab.report.audit import Audit, Finding
+from anonlab.report.plots import render as render_plot
+
+_CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto;
+       max-width: 70em; color: #222; line-height: 1.45; padding: 0 1em; }
+h1 { font-size: 1.5em; margin-bottom: 0.2em; }
+h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; margin: 0.6em 0; }
+th, td { border: 1px solid #ddd; padding: 0.3em 0.6em; text-align: left; vertical-align: top; }
+th { background: #f4f4f4; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.badge { display: inline-block; padding: 0.1em 0.6em; border-radius: 0.8em; font-weight: 600; }
+.pass { background: #d4efdf; color: #145a32; }
+.at-risk, .fail { background: #f9d6d5; color: #78281f; }
+.info, .skipped { background: #e8eaf0; color: #34495e; }
+.muted { color: #666; }
+figure { margin: 0.8em 0; }
+figure svg { max-width: 100%; height: auto; }
+code { background: #f4f4f4; padding: 0 0.2em; }
+"""
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, dict | list):
+        return json.dumps(value, default=str, ensure_ascii=False)
+    return str(value)
+
+
+def _badge(verdict: str) -> str:
+    return f'<span class="badge {_e(verdict.replace(" ", "-"))}">{_e(verdict)}</span>'
+
+
+def _verdicts(audit: Audit) -> str:
+    rows = []
+    for f in audit.findings:
+        risk = (
+            "—"
+            if f.at_risk is None
+            else f"{f.at_risk:,} of {f.considered:,}"
+            if f.considered
+            else f"{f.at_risk:,}"
+        )
+        rows.append(
+            f'<tr><td><a href="#{_e(f.key)}">{_e(f.title)}</a></td><td>{_badge(f.verdict)}</td>'
+            f'<td class="num">{_e(risk)}</td><td>{_e(f.headline)}</td></tr>'
+        )
+    return (
+        "<table><tr><th>check or attack</th><th>verdict</th><th>records at risk</th>"
+        "<th>what was found</th></tr>" + "".join(rows) + "</table>"
+    )
+
+
+def _strongest(audit: Audit) -> str:
+    items = [f"<li><b>{_e(f.title)}</b>: {_e(f.strongest)}</li>" for f in audit.findings
+             if f.strongest]  # fmt: skip
+    if not items:
+        return "<p class='muted'>No attack produced an inference beyond random worlds.</p>"
+    return "<ul>" + "".join(items) + "</ul>"
+
+
+def _kv_table(data: dict[str, Any]) -> str:
+    rows = "".join(
+        f"<tr><th>{_e(k)}</th><td class='num'>{_e(_fmt(v))}</td></tr>" for k, v in data.items()
+    )
+    return f"<table>{rows}</table>"
+
+
+def _worst_table(worst: list[dict[str, Any]]) -> str:
+    if not worst:
+        return ""
+    cols = list(worst[0])
+    head = "".join(f"<th>{_e(c)}</th>" for c in cols)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{_e(_fmt(r.get(c)))}</td>" for c in cols) + "</tr>" for r in worst
+    )
+    return f"<h3>Worst records</h3><table><tr>{head}</tr>{body}</table>"
+
+
+def _section(f: Finding) -> str:
+    parts = [f'<h2 id="{_e(f.key)}">{_e(f.title)} {_badge(f.verdict)}</h2>']
+    if f.paper:
+        parts.append(f"<p class='muted'>{_e(f.paper)}</p>")
+    parts.append(f"<p>{_e(f.headline)}.</p>")
+    if f.attacker and f.attacker != "—":
+        parts.append(f"<p><b>Attacker:</b> {_e(f.attacker)}. <b>Promise:</b> {_e(f.promise)}.</p>")
+    svg = render_plot(f.plot)
+    if svg:
+        parts.append(f"<figure>{svg}<figcaption>{_e(f.plot['label'])}</figcaption></figure>")
+    if f.measures:
+        parts.append("<h3>Measures</h3>" + _kv_table(f.measures))
+    if f.baseline:
+        parts.append("<h3>Random-worlds baseline</h3>" + _kv_table(f.baseline))
+    parts.append(_worst_table(f.worst))
+    if f.settings:
+        parts.append("<h3>Settings</h3>" + _kv_table(f.settings))
+    parts.append(f"<p class='muted'>{f.seconds:.2f} s</p>")
+    return "\n".join(parts)
+
+
+def render_html(audit: Audit, title: str | None = None) -> str:
+    """The whole report as a string."""
+    r = audit.release
+    title = title or f"anonlab audit: {r.get('algorithm')} release"
+    summary = (
+        f"{r['records']:,} records in {r['groups']:,} groups ({r['scheme']}); "
+        f"quasi-identifiers {', '.join(r['quasi_identifiers'])}; sensitive {r['sensitive']}; "
+        f"made by {r.get('algorithm')} with {json.dumps(r.get('parameters'), default=str)}, "
+        f"seed {r.get('seed')}."
+    )
+    settings = _kv_table(audit.settings)
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{_e(title)}</title><style>{_CSS}</style></head>
+<body>
+<h1>{_e(title)}</h1>
+<p>{_e(summary)}</p>
+<h2>Verdicts</h2>
+{_verdicts(audit)}
+<h2>Strongest inferences</h2>
+{_strongest(audit)}
+{"".join(_section(f) for f in audit.findings)}
+<h2 id="settings">What was assumed, and how to re-run it</h2>
+<p>Each attack states what its attacker knows. Attacks read only what is published (groups,
+quasi-identifiers, published sensitive values) plus that knowledge; they are scored against the
+publisher's copy of the original. Re-running with the same settings and seeds gives the same
+report.</p>
+{settings}
+<p class="muted">anonlab {_e(__version__)}</p>
+</body></html>
+"""
+
+
+def write_html(audit: Audit, path: str | Path, title: str | None = None) -> Path:
+    """Write the report atomically (a temporary file renamed into place)."""
+    from anonlab.release_io import atomic_write_text
+
+    path = Path(path)
+    atomic_write_text(path, render_html(audit, title))
+    return path
