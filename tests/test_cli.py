@@ -130,18 +130,33 @@ def test_import_round_trip_through_cli(released, tmp_path, cli):
     assert models.check(imported, "l-diversity", l=4).holds
 
 
-def test_demo_json_runs_both_algorithms_and_every_check(cli):
-    report = run_json(["demo", "--queries", "300"], cli)
+def test_demo_audits_three_releases_and_writes_the_reports(cli, tmp_path):
+    out = tmp_path / "demo"
+    argv = ["demo", "--out", str(out), "--queries", "300", "--targets", "200", "--sweeps", "20"]
+    report = run_json(argv, cli)
     assert report["rows"] == 45_222 and report["l"] == 4
-    assert set(report["releases"]) == {"anatomy", "mondrian"}
+    assert set(report["releases"]) == {"anatomy", "mondrian", "injector"}
     for name, rel in report["releases"].items():
-        holds = {c["model"]: c["holds"] for c in rel["checks"]}
-        assert holds["l-diversity"] and holds["distinct-l-diversity"], name
-        assert rel["utility"]["workload-error"]["n_queries"] == 300
-    anatomy = report["releases"]["anatomy"]
-    assert anatomy["scheme"] == "bucketization" and anatomy["groups"] == 45_222 // 4
-    curve = anatomy["worst_case_disclosure"]["implications"]
+        by = {f["key"]: f for f in rel["findings"]}
+        holds = by["checks"]["measures"]
+        assert holds["l-diversity"]["holds"] and holds["distinct-l-diversity"]["holds"], name
+        assert by["utility"]["measures"]["workload-error"]["n_queries"] == 300
+        assert by["definetti"]["considered"] == 200
+        page = (out / name / "audit.html").read_text()
+        assert page.count("<svg") >= 4 and "deFinetti attack" in page
+        assert json.loads((out / name / "audit.json").read_text())["release"]["algorithm"] == name
+    # Injector keeps every record matching ℓ-diverse under the rules the audit mines (the same
+    # minExp 0.9, one condition); Anatomy, which ignores them, does not
+    neg = {n: {f["key"]: f for f in r["findings"]}["negative-rules"] for n, r in
+           report["releases"].items()}  # fmt: skip
+    assert neg["injector"]["at_risk"] == 0
+    assert neg["anatomy"]["at_risk"] > 0
+    anatomy = {f["key"]: f for f in report["releases"]["anatomy"]["findings"]}
+    curve = anatomy["worst-case"]["measures"]["curve_implications"]
     assert curve[0] == pytest.approx(0.25) and curve[3] == 1.0
+    assert (out / "index.html").exists()
+    code, _, err = cli(["demo", "--out", str(out)])  # exists: refuse without --force
+    assert code == 2 and "--force" in err
 
 
 def test_published_release_has_same_content_as_release(released):

@@ -520,7 +520,8 @@ def _risk(release: Release, opts: dict) -> Finding:
 def _utility(release: Release, opts: dict) -> Finding:
     from anonlab.utility.defaults import default_measures
 
-    res = default_measures(release, queries=opts["queries"], seed=opts["seed"])
+    qd = min(3, len(release.quasi_identifiers))  # the papers' qd = 3, fewer when fewer QIs
+    res = default_measures(release, queries=opts["queries"], qd=qd, seed=opts["seed"])
     work = res["workload-error"].to_json()
     return Finding(
         key="utility",
@@ -537,7 +538,7 @@ def _utility(release: Release, opts: dict) -> Finding:
             "errors": res["workload-error"].relative_error,
             "label": "relative error of each query",
         },
-        settings={"queries": opts["queries"], "qd": 3, "selectivity": 0.05},
+        settings={"queries": opts["queries"], "qd": qd, "selectivity": 0.05},
     )
 
 

@@ -81,6 +81,19 @@ def _strongest(audit: Audit) -> str:
 
 
 def _kv_table(data: dict[str, Any]) -> str:
+    """Key–value rows; a dict of flat dicts with the same keys becomes a table with columns."""
+    inner = list(data.values())
+    if inner and all(isinstance(v, dict) for v in inner):
+        cols = list(inner[0])
+        if all(list(v) == cols for v in inner):
+            head = "<th></th>" + "".join(f"<th>{_e(c)}</th>" for c in cols)
+            body = "".join(
+                f"<tr><th>{_e(k)}</th>"
+                + "".join(f"<td class='num'>{_e(_fmt(v.get(c)))}</td>" for c in cols)
+                + "</tr>"
+                for k, v in data.items()
+            )
+            return f"<table><tr>{head}</tr>{body}</table>"
     rows = "".join(
         f"<tr><th>{_e(k)}</th><td class='num'>{_e(_fmt(v))}</td></tr>" for k, v in data.items()
     )
@@ -160,3 +173,31 @@ def write_html(audit: Audit, path: str | Path, title: str | None = None) -> Path
     path = Path(path)
     atomic_write_text(path, render_html(audit, title))
     return path
+
+
+def render_index(audits: dict[str, Audit], title: str = "anonlab audits") -> str:
+    """One page comparing several audited releases, linking to each release's report."""
+    names = list(audits)
+    first = audits[names[0]]
+    head = "<th>check or attack</th>" + "".join(
+        f'<th><a href="{_e(n)}/audit.html">{_e(n)}</a></th>' for n in names
+    )
+    rows = []
+    for i, f0 in enumerate(first.findings):
+        cells = []
+        for n in names:
+            f = audits[n].findings[i]
+            risk = "" if f.at_risk is None else f"{f.at_risk:,} of {f.considered:,} "
+            cells.append(f"<td>{_badge(f.verdict)} {_e(risk)}<br>{_e(f.headline)}</td>")
+        rows.append(f"<tr><th>{_e(f0.title)}</th>{''.join(cells)}</tr>")
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{_e(title)}</title>
+<style>{_CSS}</style></head><body>
+<h1>{_e(title)}</h1>
+<p>Each column is one release of the same table; each cell the verdict, the records at risk
+beyond the release's promise (of those examined), and what was found. Click a release for its
+full report.</p>
+<table><tr>{head}</tr>{"".join(rows)}</table>
+<p class="muted">anonlab {_e(__version__)}</p>
+</body></html>
+"""
