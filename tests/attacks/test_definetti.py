@@ -69,9 +69,12 @@ def test_table6_exact_posterior_is_5_over_32(table6):
     assert random_worlds_posterior(table6)[11, cancer] == 0.5
 
 
+@pytest.mark.parametrize("sampler", ["collapsed", "uncollapsed"])
 @pytest.mark.parametrize("exact_max", [5, 1])  # exact group draws, and Metropolis–Hastings
-def test_table6_sampler_within_0_01(table6, exact_max):
-    res = definetti_attack(table6, chains=4, sweeps=20_000, exact_max=exact_max, seed=3)
+def test_table6_sampler_within_0_01(table6, exact_max, sampler):
+    res = definetti_attack(
+        table6, chains=4, sweeps=20_000, exact_max=exact_max, seed=3, sampler=sampler
+    )
     exact = exact_posterior(table6)
     assert np.abs(res.posterior - exact).max() < 0.01
     assert np.abs(res.monte_carlo_error()).max() < 0.01
@@ -142,13 +145,17 @@ def tiny_release(draw):
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(case=tiny_release(), exact_max=st.sampled_from([1, 3]))
-def test_sampler_matches_enumeration_on_tiny_tables(make_table, case, exact_max):
+@given(
+    case=tiny_release(),
+    exact_max=st.sampled_from([1, 3]),
+    sampler=st.sampled_from(["collapsed", "uncollapsed"]),
+)
+def test_sampler_matches_enumeration_on_tiny_tables(make_table, case, exact_max, sampler):
     data, gid = case
     table = make_table(data, qi=["q1", "q2"], sensitive="s")
     rel = Release(table, gid, "bucketization")
     exact = exact_posterior(rel)
-    res = definetti_attack(rel, chains=4, sweeps=6000, exact_max=exact_max, seed=1)
+    res = definetti_attack(rel, chains=4, sweeps=6000, exact_max=exact_max, seed=1, sampler=sampler)
     assert np.abs(res.posterior - exact).max() < 0.03
     # the posterior never leaves the group's multiset and sums to one
     assert np.all(res.posterior[random_worlds_posterior(rel) == 0] == 0)
@@ -232,6 +239,8 @@ def test_bad_input_is_named(make_table, table6):
         definetti_attack(table6, targets=[12])
     with pytest.raises(AnonlabError, match="model"):
         definetti_attack(table6, model="tree")
+    with pytest.raises(AnonlabError, match="sampler"):
+        definetti_attack(table6, sampler="gibbs")
     with pytest.raises(AnonlabError, match="burn_in"):
         definetti_attack(table6, sweeps=10, burn_in=10)
     with pytest.raises(AnonlabError, match="not quasi-identifiers"):

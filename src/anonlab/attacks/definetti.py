@@ -64,6 +64,7 @@ from anonlab.errors import AnonlabError
 from anonlab.release import Release
 
 MODELS = ("naive-bayes", "joint")
+SAMPLERS = ("collapsed", "uncollapsed")
 COMBINE = ("pool", "weight")
 #: Largest total number of assignments :func:`exact_posterior` enumerates.
 EXACT_LIMIT = 2_000_000
@@ -90,6 +91,127 @@ def _below(state: np.ndarray, c: int, m: int) -> int:
     return int(_uniform(state, c) * m)
 
 
+@njit(cache=True)
+def _gamma(state: np.ndarray, c: int, shape: float) -> float:
+    """Gamma(shape, 1) draw (Marsaglia & Tsang, 2000; boosted for shape < 1)."""
+    boost = 1.0
+    if shape < 1.0:
+        boost = _uniform(state, c) ** (1.0 / shape)
+        shape += 1.0
+    d = shape - 1.0 / 3.0
+    k = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        u1 = max(_uniform(state, c), 1e-300)
+        x = math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * _uniform(state, c))
+        v = (1.0 + k * x) ** 3
+        if v <= 0.0:
+            continue
+        u = max(_uniform(state, c), 1e-300)
+        if math.log(u) < 0.5 * x * x + d - d * v + d * math.log(v):
+            return d * v * boost
+
+
+@njit(cache=True)
+def _draw_log_parameters(counts, feat_ptr, prior, state, c, out):
+    """``out[x, s] = log φ_{f,s}(x)`` with ``φ_{f,s} ~ Dir(n_{f,·,s} + prior)`` (paper Eq. 5)."""
+    n_values = counts.shape[1]
+    for f in range(feat_ptr.shape[0] - 1):
+        lo, hi = feat_ptr[f], feat_ptr[f + 1]
+        for v in range(n_values):
+            total = 0.0
+            for x in range(lo, hi):
+                out[x, v] = _gamma(state, c, counts[x, v] + prior)
+                total += out[x, v]
+            for x in range(lo, hi):
+                out[x, v] = math.log(max(out[x, v], 1e-300) / total)
+
+
+@njit(cache=True)
+def _exact_update_given(cells, assign, logphi, lo, m, order, perms, p_lo, p_hi, state, c, post,
+                        slot, keep):  # fmt: skip
+    """Algorithm 2 with exact enumeration, parameters fixed (the paper's uncollapsed step)."""
+    n_feat = cells.shape[1]
+    vals = np.empty(m, dtype=np.int64)
+    for a in range(m):
+        vals[a] = assign[order[lo + a]]
+    table = np.empty((m, m))
+    for a in range(m):
+        r = order[lo + a]
+        for b in range(m):
+            acc = 0.0
+            for f in range(n_feat):
+                acc += logphi[cells[r, f], vals[b]]
+            table[a, b] = acc
+    n_perm = p_hi - p_lo
+    score = np.empty(n_perm)
+    for p in range(n_perm):
+        acc = 0.0
+        for a in range(m):
+            acc += table[a, perms[p_lo + p, a]]
+        score[p] = acc
+    top = score.max()
+    total = 0.0
+    for p in range(n_perm):
+        score[p] = math.exp(score[p] - top)
+        total += score[p]
+    u = _uniform(state, c) * total
+    pick = n_perm - 1
+    run = 0.0
+    for p in range(n_perm):
+        run += score[p]
+        if u < run:
+            pick = p
+            break
+    if keep:
+        for p in range(n_perm):
+            w = score[p] / total
+            for a in range(m):
+                k = slot[order[lo + a]]
+                if k >= 0:
+                    post[k, vals[perms[p_lo + p, a]]] += w
+    for a in range(m):
+        assign[order[lo + a]] = vals[perms[p_lo + pick, a]]
+
+
+@njit(cache=True)
+def _metropolis_given(cells, assign, logphi, lo, m, order, moves, state, c, post, slot, keep):
+    """Transposition Metropolis–Hastings with the parameters fixed (time-averaged, as above)."""
+    n_feat = cells.shape[1]
+    since = np.zeros(m, dtype=np.int64)
+    for t in range(moves):
+        ia = _below(state, c, m)
+        ib = _below(state, c, m)
+        ra = order[lo + ia]
+        rb = order[lo + ib]
+        va = assign[ra]
+        vb = assign[rb]
+        if va == vb:
+            continue
+        delta = 0.0
+        for f in range(n_feat):
+            ca = cells[ra, f]
+            cb = cells[rb, f]
+            delta += logphi[ca, vb] + logphi[cb, va] - logphi[ca, va] - logphi[cb, vb]
+        if math.log(max(_uniform(state, c), 1e-300)) < delta:
+            if keep:
+                ka = slot[ra]
+                kb = slot[rb]
+                if ka >= 0:
+                    post[ka, va] += (t - since[ia]) / moves
+                if kb >= 0:
+                    post[kb, vb] += (t - since[ib]) / moves
+                since[ia] = t
+                since[ib] = t
+            assign[ra] = vb
+            assign[rb] = va
+    if keep:
+        for a in range(m):
+            r = order[lo + a]
+            k = slot[r]
+            if k >= 0:
+                post[k, assign[r]] += (moves - since[a]) / moves
+
+
 # ---------------------------------------------------------------------- the sampler
 @njit(cache=True)
 def _log_posterior(counts: np.ndarray, prior: float) -> float:
@@ -103,7 +225,7 @@ def _log_posterior(counts: np.ndarray, prior: float) -> float:
 
 @njit(cache=True)
 def _exact_update(
-    cells, assign, counts, lo, m, order, perms, p_lo, p_hi, prior, state, c, post, slot, keep
+    cells, assign, counts, lo, m, order, perms, p_lo, p_hi, logk, state, c, post, slot, keep
 ):
     """Redraw one group's permutation from its exact conditional (counts exclude the group)."""
     n_feat = cells.shape[1]
@@ -124,7 +246,7 @@ def _exact_update(
             for b in range(m):
                 acc = 0.0
                 for f in range(n_feat):
-                    acc += math.log(counts[cells[r, f], vals[b]] + prior)
+                    acc += logk[counts[cells[r, f], vals[b]]]
                 table[a, b] = acc
         for p in range(n_perm):
             acc = 0.0
@@ -143,7 +265,7 @@ def _exact_update(
                         r2 = order[lo + a2]
                         if vals[perms[p_lo + p, a2]] == v and cells[r2, f] == cells[r, f]:
                             extra += 1
-                    acc += math.log(counts[cells[r, f], v] + extra + prior)
+                    acc += logk[counts[cells[r, f], v] + extra]
             score[p] = acc
     top = score.max()
     total = 0.0
@@ -229,7 +351,7 @@ def _metropolis_update(
 @njit(cache=True)
 def _run_chain(
     cells, n_cells, n_values, order, ptr, assign, prior, first, last, burn_in, exact_max,
-    moves_per_record, perms, perm_ptr, slot, state, c, post, trace,
+    moves_per_record, perms, perm_ptr, slot, state, c, post, trace, collapsed, feat_ptr,
 ):  # fmt: skip
     n, n_feat = cells.shape
     counts = np.zeros((n_cells, n_values), dtype=np.int64)
@@ -237,8 +359,35 @@ def _run_chain(
         for f in range(n_feat):
             counts[cells[r, f], assign[r]] += 1
     n_groups = ptr.shape[0] - 1
+    logphi = np.empty((n_cells, n_values))
+    logk = np.empty(n + 2)  # log(k + prior) for every count k a cell can hold
+    for k in range(n + 2):
+        logk[k] = math.log(k + prior)
     for sweep in range(first, last):
         keep = sweep >= burn_in
+        if not collapsed:  # Algorithm 1: parameters | π, then every group | parameters
+            _draw_log_parameters(counts, feat_ptr, prior, state, c, logphi)
+            for g in range(n_groups):
+                lo = ptr[g]
+                m = ptr[g + 1] - lo
+                if m > 1 and m <= exact_max:
+                    _exact_update_given(
+                        cells, assign, logphi, lo, m, order, perms, perm_ptr[m],
+                        perm_ptr[m + 1], state, c, post, slot, keep,
+                    )  # fmt: skip
+                elif m > 1:
+                    _metropolis_given(
+                        cells, assign, logphi, lo, m, order, moves_per_record * m, state, c,
+                        post, slot, keep,
+                    )  # fmt: skip
+                elif keep and slot[order[lo]] >= 0:
+                    post[slot[order[lo]], assign[order[lo]]] += 1.0
+            counts[:, :] = 0
+            for r in range(n):
+                for f in range(n_feat):
+                    counts[cells[r, f], assign[r]] += 1
+            trace[sweep] = _log_posterior(counts, prior)
+            continue
         for g in range(n_groups):
             lo = ptr[g]
             m = ptr[g + 1] - lo
@@ -249,7 +398,7 @@ def _run_chain(
                         counts[cells[r, f], assign[r]] -= 1
                 _exact_update(
                     cells, assign, counts, lo, m, order, perms, perm_ptr[m], perm_ptr[m + 1],
-                    prior, state, c, post, slot, keep,
+                    logk, state, c, post, slot, keep,
                 )  # fmt: skip
                 for a in range(m):
                     r = order[lo + a]
@@ -268,13 +417,14 @@ def _run_chain(
 @njit(cache=True, parallel=True)
 def _run_chains(
     cells, n_cells, n_values, order, ptr, assign, prior, first, last, burn_in, exact_max,
-    moves_per_record, perms, perm_ptr, slot, state, post, trace,
+    moves_per_record, perms, perm_ptr, slot, state, post, trace, collapsed, feat_ptr,
 ):  # fmt: skip
     """Sweeps ``first..last-1`` of every chain, in parallel; all state is updated in place."""
     for c in prange(assign.shape[0]):
         _run_chain(
             cells, n_cells, n_values, order, ptr, assign[c], prior, first, last, burn_in,
             exact_max, moves_per_record, perms, perm_ptr, slot, state, c, post[c], trace[c],
+            collapsed, feat_ptr,
         )  # fmt: skip
 
 
@@ -302,6 +452,7 @@ class _Layout:
     ptr: np.ndarray  # group g's records are order[ptr[g]:ptr[g + 1]]
     multiset: np.ndarray  # published sensitive codes sorted by (group, code): the ST
     n_values: int
+    feat_ptr: np.ndarray  # feature f's cells are feat_ptr[f]:feat_ptr[f + 1]
 
 
 def _features(release: Release, attributes: tuple[str, ...], model: str):
@@ -313,20 +464,21 @@ def _features(release: Release, attributes: tuple[str, ...], model: str):
         for col, size in zip(codes, sizes, strict=True):
             key = key * size + col
         _, inverse = np.unique(key, return_inverse=True)
-        return inverse.reshape(-1, 1), int(inverse.max(initial=-1)) + 1
-    base = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-    return np.stack(codes, axis=1) + base, int(sum(sizes))
+        n_cells = int(inverse.max(initial=-1)) + 1
+        return inverse.reshape(-1, 1), n_cells, np.array([0, n_cells], dtype=np.int64)
+    ptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    return np.stack(codes, axis=1) + ptr[:-1], int(sum(sizes)), ptr
 
 
 def _layout(release: Release, attributes: tuple[str, ...], model: str) -> _Layout:
-    cells, n_cells = _features(release, attributes, model)
+    cells, n_cells, feat_ptr = _features(release, attributes, model)
     order = np.argsort(release.group, kind="stable").astype(np.int64)
     ptr = np.zeros(release.n_groups + 1, dtype=np.int64)
     np.cumsum(release.group_sizes, out=ptr[1:])
     hist = release.sensitive_histogram  # (groups, values): the published ST
     n_values = hist.shape[1]
     multiset = np.repeat(np.tile(np.arange(n_values), release.n_groups), hist.ravel())
-    return _Layout(cells, n_cells, order, ptr, multiset.astype(np.int64), n_values)
+    return _Layout(cells, n_cells, order, ptr, multiset.astype(np.int64), n_values, feat_ptr)
 
 
 def _attributes(release: Release, attributes: Sequence[str] | None) -> tuple[str, ...]:
@@ -509,6 +661,7 @@ def definetti_attack(
     exact_max: int = 5,
     moves_per_record: int = 2,
     combine: str = "pool",
+    sampler: str = "collapsed",
     seed: int = 0,
     progress: Callable[[int, int], None] | None = None,
 ) -> DeFinettiResult:
@@ -541,6 +694,12 @@ def definetti_attack(
     combine : {"pool", "weight"}
         ``pool``: average the chains equally (the paper's "Pooled"); ``weight``: weight each
         chain by exp of its mean log posterior after burn-in.
+    sampler : {"collapsed", "uncollapsed"}
+        ``collapsed`` (default): parameters integrated out, each group redrawn given the others'
+        counts. ``uncollapsed``: the paper's Algorithm 1 literally — each sweep draws the Naive
+        Bayes parameters from their Dirichlet posteriors (Eq. 5; ``P(S)`` cancels within a
+        group, notes A7) and then every group's permutation given them (Algorithm 2, exact or
+        transposition Metropolis–Hastings). Both target the same posterior.
     seed : int
         Seeds every chain's random stream and starting permutation.
     progress : callable, optional
@@ -554,6 +713,7 @@ def definetti_attack(
     _require_attackable(release)
     model = check_choice("model", model, MODELS)
     combine = check_choice("combine", combine, COMBINE)
+    sampler = check_choice("sampler", sampler, SAMPLERS)
     chains = check_int("chains", chains, minimum=1)
     sweeps = check_int("sweeps", sweeps, minimum=1)
     burn_in = sweeps // 2 if burn_in is None else check_int("burn_in", burn_in, minimum=0)
@@ -596,7 +756,7 @@ def definetti_attack(
         _run_chains(
             layout.cells, layout.n_cells, layout.n_values, layout.order, layout.ptr, assign,
             prior, first, last, burn_in, exact_max, moves_per_record, perms, perm_ptr, slot,
-            state, post, trace,
+            state, post, trace, sampler == "collapsed", layout.feat_ptr,
         )  # fmt: skip
         if progress is not None:
             progress(last, sweeps)
@@ -621,6 +781,7 @@ def definetti_attack(
             "exact_max": exact_max,
             "moves_per_record": moves_per_record,
             "combine": combine,
+            "sampler": sampler,
             "seed": seed,
         },
     )
