@@ -69,6 +69,7 @@ def test_records_file_and_matching_data(release_dir, tmp_path, cli):
         (["--targets", "0"], "--targets must be at least 1"),
         (["--records", "out.txt"], "use a .parquet or .csv"),
         (["--model", "tree"], "model"),
+        (["--sampler", "gibbs"], "sampler"),
         (["--threshold", "1.5"], "--threshold"),
     ],
 )

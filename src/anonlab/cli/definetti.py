@@ -99,6 +99,9 @@ def attack_definetti(
     iterations: int = typer.Option(200, "--iterations", help="Sweeps per chain (half burn-in)."),
     model: str = typer.Option("naive-bayes", "--model", help="naive-bayes or joint."),
     combine: str = typer.Option("pool", "--combine", help="pool (the paper) or weight."),
+    sampler: str = typer.Option(
+        "collapsed", "--sampler", help="collapsed, or uncollapsed (the paper's Algorithm 1)."
+    ),
     threshold: float = typer.Option(
         0.8, "--threshold", help="A record is confidently inferred at this posterior."
     ),
@@ -130,7 +133,13 @@ def attack_definetti(
         release, None if all_records else min(targets, release.table.n_rows), seed=seed
     )
     kwargs = dict(
-        targets=rows, chains=chains, sweeps=iterations, model=model, combine=combine, seed=seed
+        targets=rows,
+        chains=chains,
+        sweeps=iterations,
+        model=model,
+        combine=combine,
+        sampler=sampler,
+        seed=seed,
     )
     if as_json or not err.is_terminal:
         result = definetti_attack(release, **kwargs)
