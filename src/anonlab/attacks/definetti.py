@@ -127,93 +127,6 @@ def _draw_log_parameters(counts, feat_ptr, prior, state, c, out):
 
 
 @njit(cache=True)
-def _exact_update_given(cells, assign, logphi, lo, m, order, perms, p_lo, p_hi, state, c, post,
-                        slot, keep):  # fmt: skip
-    """Algorithm 2 with exact enumeration, parameters fixed (the paper's uncollapsed step)."""
-    n_feat = cells.shape[1]
-    vals = np.empty(m, dtype=np.int64)
-    for a in range(m):
-        vals[a] = assign[order[lo + a]]
-    table = np.empty((m, m))
-    for a in range(m):
-        r = order[lo + a]
-        for b in range(m):
-            acc = 0.0
-            for f in range(n_feat):
-                acc += logphi[cells[r, f], vals[b]]
-            table[a, b] = acc
-    n_perm = p_hi - p_lo
-    score = np.empty(n_perm)
-    for p in range(n_perm):
-        acc = 0.0
-        for a in range(m):
-            acc += table[a, perms[p_lo + p, a]]
-        score[p] = acc
-    top = score.max()
-    total = 0.0
-    for p in range(n_perm):
-        score[p] = math.exp(score[p] - top)
-        total += score[p]
-    u = _uniform(state, c) * total
-    pick = n_perm - 1
-    run = 0.0
-    for p in range(n_perm):
-        run += score[p]
-        if u < run:
-            pick = p
-            break
-    if keep:
-        for p in range(n_perm):
-            w = score[p] / total
-            for a in range(m):
-                k = slot[order[lo + a]]
-                if k >= 0:
-                    post[k, vals[perms[p_lo + p, a]]] += w
-    for a in range(m):
-        assign[order[lo + a]] = vals[perms[p_lo + pick, a]]
-
-
-@njit(cache=True)
-def _metropolis_given(cells, assign, logphi, lo, m, order, moves, state, c, post, slot, keep):
-    """Transposition Metropolis–Hastings with the parameters fixed (time-averaged, as above)."""
-    n_feat = cells.shape[1]
-    since = np.zeros(m, dtype=np.int64)
-    for t in range(moves):
-        ia = _below(state, c, m)
-        ib = _below(state, c, m)
-        ra = order[lo + ia]
-        rb = order[lo + ib]
-        va = assign[ra]
-        vb = assign[rb]
-        if va == vb:
-            continue
-        delta = 0.0
-        for f in range(n_feat):
-            ca = cells[ra, f]
-            cb = cells[rb, f]
-            delta += logphi[ca, vb] + logphi[cb, va] - logphi[ca, va] - logphi[cb, vb]
-        if math.log(max(_uniform(state, c), 1e-300)) < delta:
-            if keep:
-                ka = slot[ra]
-                kb = slot[rb]
-                if ka >= 0:
-                    post[ka, va] += (t - since[ia]) / moves
-                if kb >= 0:
-                    post[kb, vb] += (t - since[ib]) / moves
-                since[ia] = t
-                since[ib] = t
-            assign[ra] = vb
-            assign[rb] = va
-    if keep:
-        for a in range(m):
-            r = order[lo + a]
-            k = slot[r]
-            if k >= 0:
-                post[k, assign[r]] += (moves - since[a]) / moves
-
-
-# ---------------------------------------------------------------------- the sampler
-@njit(cache=True)
 def _log_posterior(counts: np.ndarray, prior: float) -> float:
     """``Σ log Γ(n + prior)`` over count cells: the collapsed log posterior up to a constant."""
     total = 0.0
@@ -225,9 +138,14 @@ def _log_posterior(counts: np.ndarray, prior: float) -> float:
 
 @njit(cache=True)
 def _exact_update(
-    cells, assign, counts, lo, m, order, perms, p_lo, p_hi, logk, state, c, post, slot, keep
-):
-    """Redraw one group's permutation from its exact conditional (counts exclude the group)."""
+    cells, assign, counts, logk, logphi, collapsed, lo, m, order, perms, p_lo, p_hi, state, c,
+    post, slot, keep,
+):  # fmt: skip
+    """Redraw one group's permutation from its exact conditional (Algorithm 2, enumerated).
+
+    Collapsed: ``counts`` exclude the group and a member's factor is ``n + prior`` (read from
+    ``logk``); uncollapsed: the parameters are fixed and the factor is ``φ`` (``logphi``).
+    """
     n_feat = cells.shape[1]
     vals = np.empty(m, dtype=np.int64)
     for a in range(m):
@@ -239,21 +157,24 @@ def _exact_update(
                 distinct = False
     n_perm = p_hi - p_lo
     score = np.empty(n_perm)
-    if distinct:
+    if distinct or not collapsed:
         table = np.empty((m, m))
         for a in range(m):
             r = order[lo + a]
             for b in range(m):
                 acc = 0.0
                 for f in range(n_feat):
-                    acc += logk[counts[cells[r, f], vals[b]]]
+                    if collapsed:
+                        acc += logk[counts[cells[r, f], vals[b]]]
+                    else:
+                        acc += logphi[cells[r, f], vals[b]]
                 table[a, b] = acc
         for p in range(n_perm):
             acc = 0.0
             for a in range(m):
                 acc += table[a, perms[p_lo + p, a]]
             score[p] = acc
-    else:  # equal values share cells: add the records one by one
+    else:  # collapsed with equal values sharing cells: add the records one by one
         for p in range(n_perm):
             acc = 0.0
             for a in range(m):
@@ -280,7 +201,7 @@ def _exact_update(
         if u < run:
             pick = p
             break
-    if keep:
+    if keep:  # Rao–Blackwell: the exact marginals, not the one draw
         for p in range(n_perm):
             w = score[p] / total
             for a in range(m):
@@ -293,15 +214,16 @@ def _exact_update(
 
 @njit(cache=True)
 def _metropolis_update(
-    cells, assign, counts, lo, m, order, moves, prior, state, c, post, slot, keep
-):
+    cells, assign, counts, logphi, collapsed, lo, m, order, moves, prior, state, c, post, slot,
+    keep,
+):  # fmt: skip
     """Metropolis–Hastings over one group's permutation by random transpositions.
 
-    ``counts`` include the group. Swapping the values of records ``a`` and ``b`` multiplies the
-    collapsed posterior by ``Π_f (n[c_a, v_b] + α)(n[c_b, v_a] + α) / ((n[c_a, v_a] − 1 + α)
-    (n[c_b, v_b] − 1 + α))`` over features where the two records' cells differ. With ``keep``,
-    each record's values are averaged over all ``moves`` inner states (time-weighted, O(1) per
-    accepted move), a lower-variance ergodic average than the final state alone.
+    Collapsed (``counts`` include the group): swapping the values of records ``a`` and ``b``
+    multiplies the posterior by ``Π_f (n[c_a, v_b] + α)(n[c_b, v_a] + α) / ((n[c_a, v_a] − 1 +
+    α)(n[c_b, v_b] − 1 + α))`` over features where the two records' cells differ; uncollapsed,
+    by ``Π_f φ[c_a, v_b] φ[c_b, v_a] / (φ[c_a, v_a] φ[c_b, v_b])``. With ``keep``, each record's
+    values are averaged over all ``moves`` inner states (time-weighted, O(1) per accepted move).
     """
     n_feat = cells.shape[1]
     since = np.zeros(m, dtype=np.int64)
@@ -314,21 +236,29 @@ def _metropolis_update(
         vb = assign[rb]
         if va == vb:
             continue
-        ratio = 1.0
+        log_ratio = 0.0
         for f in range(n_feat):
             ca = cells[ra, f]
             cb = cells[rb, f]
-            if ca != cb:
-                ratio *= (counts[ca, vb] + prior) * (counts[cb, va] + prior)
-                ratio /= (counts[ca, va] - 1 + prior) * (counts[cb, vb] - 1 + prior)
-        if _uniform(state, c) < ratio:
-            for f in range(n_feat):
-                ca = cells[ra, f]
-                cb = cells[rb, f]
-                counts[ca, va] -= 1
-                counts[ca, vb] += 1
-                counts[cb, vb] -= 1
-                counts[cb, va] += 1
+            if ca == cb:
+                continue
+            if collapsed:
+                log_ratio += math.log(
+                    (counts[ca, vb] + prior)
+                    * (counts[cb, va] + prior)
+                    / ((counts[ca, va] - 1 + prior) * (counts[cb, vb] - 1 + prior))
+                )
+            else:
+                log_ratio += logphi[ca, vb] + logphi[cb, va] - logphi[ca, va] - logphi[cb, vb]
+        if math.log(max(_uniform(state, c), 1e-300)) < log_ratio:
+            if collapsed:
+                for f in range(n_feat):
+                    ca = cells[ra, f]
+                    cb = cells[rb, f]
+                    counts[ca, va] -= 1
+                    counts[ca, vb] += 1
+                    counts[cb, vb] -= 1
+                    counts[cb, va] += 1
             if keep:
                 ka = slot[ra]
                 kb = slot[rb]
@@ -353,64 +283,51 @@ def _run_chain(
     cells, n_cells, n_values, order, ptr, assign, prior, first, last, burn_in, exact_max,
     moves_per_record, perms, perm_ptr, slot, state, c, post, trace, collapsed, feat_ptr,
 ):  # fmt: skip
+    """Sweeps ``first..last-1`` of one chain (Algorithm 1's outer loop)."""
     n, n_feat = cells.shape
     counts = np.zeros((n_cells, n_values), dtype=np.int64)
     for r in range(n):
         for f in range(n_feat):
             counts[cells[r, f], assign[r]] += 1
     n_groups = ptr.shape[0] - 1
-    logphi = np.empty((n_cells, n_values))
+    logphi = np.zeros((n_cells, n_values))
     logk = np.empty(n + 2)  # log(k + prior) for every count k a cell can hold
     for k in range(n + 2):
         logk[k] = math.log(k + prior)
     for sweep in range(first, last):
         keep = sweep >= burn_in
-        if not collapsed:  # Algorithm 1: parameters | π, then every group | parameters
+        if not collapsed:  # parameters | π (Eq. 5), then every group | parameters
             _draw_log_parameters(counts, feat_ptr, prior, state, c, logphi)
-            for g in range(n_groups):
-                lo = ptr[g]
-                m = ptr[g + 1] - lo
-                if m > 1 and m <= exact_max:
-                    _exact_update_given(
-                        cells, assign, logphi, lo, m, order, perms, perm_ptr[m],
-                        perm_ptr[m + 1], state, c, post, slot, keep,
-                    )  # fmt: skip
-                elif m > 1:
-                    _metropolis_given(
-                        cells, assign, logphi, lo, m, order, moves_per_record * m, state, c,
-                        post, slot, keep,
-                    )  # fmt: skip
-                elif keep and slot[order[lo]] >= 0:
-                    post[slot[order[lo]], assign[order[lo]]] += 1.0
-            counts[:, :] = 0
-            for r in range(n):
-                for f in range(n_feat):
-                    counts[cells[r, f], assign[r]] += 1
-            trace[sweep] = _log_posterior(counts, prior)
-            continue
         for g in range(n_groups):
             lo = ptr[g]
             m = ptr[g + 1] - lo
             if m > 1 and m <= exact_max:
-                for a in range(m):
-                    r = order[lo + a]
-                    for f in range(n_feat):
-                        counts[cells[r, f], assign[r]] -= 1
+                if collapsed:  # the group's own counts leave the conditioning
+                    for a in range(m):
+                        r = order[lo + a]
+                        for f in range(n_feat):
+                            counts[cells[r, f], assign[r]] -= 1
                 _exact_update(
-                    cells, assign, counts, lo, m, order, perms, perm_ptr[m], perm_ptr[m + 1],
-                    logk, state, c, post, slot, keep,
+                    cells, assign, counts, logk, logphi, collapsed, lo, m, order, perms,
+                    perm_ptr[m], perm_ptr[m + 1], state, c, post, slot, keep,
                 )  # fmt: skip
-                for a in range(m):
-                    r = order[lo + a]
-                    for f in range(n_feat):
-                        counts[cells[r, f], assign[r]] += 1
+                if collapsed:
+                    for a in range(m):
+                        r = order[lo + a]
+                        for f in range(n_feat):
+                            counts[cells[r, f], assign[r]] += 1
             elif m > 1:
                 _metropolis_update(
-                    cells, assign, counts, lo, m, order, moves_per_record * m, prior, state, c,
-                    post, slot, keep,
+                    cells, assign, counts, logphi, collapsed, lo, m, order, moves_per_record * m,
+                    prior, state, c, post, slot, keep,
                 )  # fmt: skip
             elif keep and slot[order[lo]] >= 0:  # a group of one: its value is known
                 post[slot[order[lo]], assign[order[lo]]] += 1.0
+        if not collapsed:  # the counts follow the new permutation
+            counts[:, :] = 0
+            for r in range(n):
+                for f in range(n_feat):
+                    counts[cells[r, f], assign[r]] += 1
         trace[sweep] = _log_posterior(counts, prior)
 
 

@@ -51,6 +51,7 @@ from anonlab._validation import rng_from_seed
 from anonlab.anonymize import hilb, mask
 from anonlab.attacks.hilb_algorithm7 import hilb_algorithm7
 from anonlab.attacks.mask_phd25 import phd25_attack
+from anonlab.experiments.markdown import frame_to_markdown
 from anonlab.table import Table
 
 ADULT_QI = (
@@ -471,13 +472,8 @@ def plot(a: pd.DataFrame | None, b: pd.DataFrame | None, f9: pd.DataFrame | None
     return paths
 
 
-def _markdown(frame: pd.DataFrame) -> str:
-    cols = list(frame.columns)
-    lines = ["| " + " | ".join(map(str, cols)) + " |", "|" + "---|" * len(cols)]
-    for row in frame.itertuples(index=False):
-        cells = [f"{v:.4g}" if isinstance(v, float) else str(v) for v in row]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+def _markdown(frame: pd.DataFrame, floatfmt: str = ".4g") -> str:
+    return frame_to_markdown(frame, floatfmt)
 
 
 def report(

@@ -49,6 +49,7 @@ import numpy as np
 import pandas as pd
 
 from anonlab.anonymize import anonymize
+from anonlab.experiments.markdown import frame_to_markdown
 from anonlab.models import check
 from anonlab.table import Table
 from anonlab.utility import generate_workload, workload_error
@@ -493,17 +494,7 @@ def plot(frame: pd.DataFrame, path: str | Path, title: str) -> Path:
 
 
 def _markdown(frame: pd.DataFrame, floatfmt: str = ".4f") -> str:
-    cols = [str(c) for c in frame.columns]
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for row in frame.itertuples(index=False):
-        cells = []
-        for v in row:
-            if isinstance(v, float | np.floating):
-                cells.append("" if np.isnan(v) else format(v, floatfmt))
-            else:
-                cells.append(str(v))
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return frame_to_markdown(frame, floatfmt)
 
 
 def report(frame: pd.DataFrame, claims: list[dict], settings: str) -> str:

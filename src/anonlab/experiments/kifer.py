@@ -50,6 +50,7 @@ from anonlab.attacks.definetti import (
     random_worlds_posterior,
     score_posterior,
 )
+from anonlab.experiments.markdown import frame_to_markdown
 from anonlab.release import Release
 from anonlab.table import Table
 
@@ -424,19 +425,7 @@ def plot_convergence(frame: pd.DataFrame, path: str | Path) -> Path:
 
 
 def _markdown(frame: pd.DataFrame, floatfmt: str = ".3f") -> str:
-    cols = list(frame.columns)
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for row in frame.itertuples(index=False):
-        cells = []
-        for v in row:
-            if isinstance(v, bool | np.bool_):
-                cells.append("yes" if v else "NO")
-            elif isinstance(v, float | np.floating):
-                cells.append("" if np.isnan(v) else format(v, floatfmt))
-            else:
-                cells.append(str(v))
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return frame_to_markdown(frame, floatfmt)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from anonlab.experiments.markdown import frame_to_markdown
 from anonlab.mining import NegativeRuleSet, mine_negative_rules
 from anonlab.release import Release
 from anonlab.table import Table
@@ -696,12 +697,7 @@ def _save(fig, path: str | Path) -> Path:
 
 
 def _markdown(frame: pd.DataFrame, floatfmt: str = ".2f") -> str:
-    cols = list(frame.columns)
-    lines = ["| " + " | ".join(map(str, cols)) + " |", "|" + "---|" * len(cols)]
-    for r in frame.itertuples(index=False):
-        cells = [format(v, floatfmt) if isinstance(v, float | np.floating) else str(v) for v in r]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return frame_to_markdown(frame, floatfmt)
 
 
 def _wide(data: dict[str, Any], metric: str) -> pd.DataFrame:

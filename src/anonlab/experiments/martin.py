@@ -50,6 +50,7 @@ import pandas as pd
 
 from anonlab.anonymize import generalize
 from anonlab.attacks import disclosure_curve
+from anonlab.experiments.markdown import frame_to_markdown
 from anonlab.table import Table
 
 QUASI_IDENTIFIERS = ("age", "marital-status", "race", "sex")
@@ -424,12 +425,7 @@ def plot_figure6(data: dict[str, Any], path: str | Path, *, language: str = "imp
 
 
 def _markdown(frame: pd.DataFrame, floatfmt: str = ".4f") -> str:
-    cols = list(frame.columns)
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for r in frame.itertuples(index=False):
-        cells = [format(v, floatfmt) if isinstance(v, float | np.floating) else str(v) for v in r]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return frame_to_markdown(frame, floatfmt)
 
 
 def figure6_wide(data: dict[str, Any], language: str = "implications") -> pd.DataFrame:

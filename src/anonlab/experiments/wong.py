@@ -66,6 +66,7 @@ from anonlab.attacks.foreground import (
     ForegroundResult,
     foreground_attack,
 )
+from anonlab.experiments.markdown import frame_to_markdown
 from anonlab.release import Release
 from anonlab.schema import Kind
 from anonlab.table import Table
@@ -680,17 +681,7 @@ def plot_figures(figs: pd.DataFrame, out: str | Path) -> list[Path]:
 
 
 def _markdown(frame: pd.DataFrame, floatfmt: str = ".4f") -> str:
-    cols = list(frame.columns)
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for row in frame.itertuples(index=False):
-        cells = []
-        for v in row:
-            if isinstance(v, float | np.floating):
-                cells.append("" if np.isnan(v) else format(v, floatfmt))
-            else:
-                cells.append(str(v))
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return frame_to_markdown(frame, floatfmt)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
