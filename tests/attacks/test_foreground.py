@@ -19,6 +19,10 @@ from hypothesis import strategies as st
 
 from anonlab import AnonlabError, Release, Table
 from anonlab.attacks.foreground import (
+    _Layout,
+    _link_kernel,
+    _loo_pass,
+    _poly_link_reference,
     breach_probabilities,
     foreground_attack,
     frequent_attribute_sets,
@@ -231,6 +235,124 @@ def test_large_group_exact():
     r = make_release(sigs, vals, [0] * (c1 + c2))
     q = breach_probabilities(r, {"a": 0.9, "b": 0.95}, "x", attributes=["a"])
     assert 1 - q[0] == pytest.approx(float(exact1), rel=1e-9)
+
+
+# ---------------------------------------------------------------------------------------------
+# The compiled kernel against the previous log-space implementation
+# ---------------------------------------------------------------------------------------------
+
+
+def _reference_link(a, groups, n_x):
+    """Eq. (3) group by group with the log-space reference (complement when n > N / 2)."""
+    out = np.empty(len(a))
+    for g, n in enumerate(n_x):
+        idx = np.flatnonzero(groups == g)
+        N = len(idx)
+        if n == 0 or n == N:
+            out[idx] = float(n > 0)
+        elif n > N - n:
+            out[idx] = 1.0 - _poly_link_reference(1.0 - a[idx][None, :], N - n)[0]
+        else:
+            out[idx] = _poly_link_reference(a[idx][None, :], n)[0]
+    return out
+
+
+def _kernel_link(a, groups, n_x, key=None):
+    """The kernel on every group in one call, members sorted by ``key`` (default ``a``)."""
+    layout = _Layout(groups, len(n_x), np.asarray(n_x, dtype=np.int64))
+    order = layout.order(a if key is None else key)
+    p = np.full(len(a), np.nan)
+    p[layout.zero], p[layout.one] = 0.0, 1.0
+    member = np.full(len(order), np.nan)
+    failed = _link_kernel(a[order], layout.ptr, layout.degree, layout.complement, member)
+    assert not failed.any()  # the log-space safety net is never needed
+    p[order] = member
+    np.testing.assert_array_equal(p, layout.probabilities(a, order))
+    return p
+
+
+SEEDS = {"uniform": 0, "mixed": 1, "tiny": 2, "extreme": 3, "zero-one": 4, "subnormal": 5}
+
+
+def _weights(rng, N, kind):
+    if kind == "uniform":
+        return rng.random(N)
+    if kind == "mixed":  # exact 0 and 1 among ordinary and tiny values, few distinct values
+        return rng.choice([0.0, 1.0, 0.3, 0.7, 1e-12, 0.5], N)
+    if kind == "tiny":  # odds ~1e-12: the linear pass underflows, the tilted one is needed
+        return rng.choice([1e-12, 2e-12, 5e-13], N)
+    if kind == "extreme":  # near 0 and near 1 together
+        return np.where(rng.random(N) < 0.5, 1e-9, 1 - 1e-9)
+    if kind == "subnormal":  # odds below 1e-280, down to the smallest double
+        return rng.choice([1e-300, 3e-310, 5e-324, 0.0, 0.5], N, p=[0.3, 0.3, 0.2, 0.1, 0.1])
+    return rng.choice([0.0, 1.0, 0.5], N, p=[0.3, 0.2, 0.5])  # "zero-one"
+
+
+@pytest.mark.parametrize("kind", list(SEEDS))
+def test_kernel_equals_log_space_reference_small(kind):
+    # many groups in one kernel call; every n from 0 to N for each size
+    rng = np.random.default_rng(SEEDS[kind])
+    groups, n_x = [], []
+    for N in (1, 2, 3, 7, 20, 61):
+        for n in range(N + 1):
+            groups += [len(n_x)] * N
+            n_x.append(n)
+    groups = np.array(groups)
+    a = _weights(rng, len(groups), kind)
+    ref = _reference_link(a, groups, n_x)
+    got = _kernel_link(a, groups, n_x)
+    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-9)
+    # the member order within a group changes rounding only
+    shuffled = _kernel_link(a, groups, n_x, key=rng.random(len(a)))
+    np.testing.assert_allclose(shuffled, got, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", [k for k in SEEDS if k != "subnormal"])
+def test_kernel_equals_log_space_reference_large(kind):
+    # (subnormal weights: the log-space reference is off by up to ~1e-8 on groups of 3,000,
+    # its logarithms being ~-1e6; see test_kernel_tilted_pass_is_exact for an exact check)
+    # groups of 3,000 with n near N / 2 on both sides (complement), and a small n
+    rng = np.random.default_rng(100 + SEEDS[kind])
+    n_x = [1499, 1500, 1501, 40]
+    groups = np.repeat(np.arange(len(n_x)), 3000)
+    a = _weights(rng, len(groups), kind)
+    got = _kernel_link(a, groups, n_x)
+    np.testing.assert_allclose(got, _reference_link(a, groups, n_x), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(np.bincount(groups, weights=got), n_x, rtol=1e-9)
+
+
+def test_kernel_tilted_pass_is_exact():
+    # 1,500 + 1,500 members with odds 1e-12 and 2e-12, n = 1,500: [z^n] of the plain linear
+    # pass underflows; the tilted pass matches the exact two-class value to ~1e-16 (the
+    # log-space reference is off by ~1e-9 here).
+    c1 = c2 = n = 1500
+    f1, f2 = F(1, 10**12), F(2, 10**12)
+    # weight of k x's among class 1: C(c1,k) C(c2,n-k) r^k up to a common factor, with
+    # r = f1 (1 - f2) / ((1 - f1) f2) = num / den; times den^n it is an integer
+    r = f1 * (1 - f2) / ((1 - f1) * f2)
+    num, den = r.numerator, r.denominator
+    w = [math.comb(c1, k) * math.comb(c2, n - k) * num**k * den ** (n - k) for k in range(n + 1)]
+    exact1 = F(sum(k * wk for k, wk in enumerate(w)), sum(w)) / c1
+    exact2 = (n - exact1 * c1) / c2
+    a = np.r_[np.full(c1, 1e-12), np.full(c2, 2e-12)]
+    assert _loo_pass(a, n, np.empty(c1 + c2), np.empty(0)) < 1e-250  # plain pass underflows
+    p = _kernel_link(a, np.zeros(c1 + c2, dtype=np.int64), [n])
+    assert p[0] == pytest.approx(float(exact1), rel=1e-12)
+    assert p[-1] == pytest.approx(float(exact2), rel=1e-12)
+    # subnormal weights 3e-310 and 1e-310 (b = 1 - a rounds to 1): with a_i = m_i 2^-1074,
+    # the weight of k x's in class 1 is C(c1,k) C(c2,n-k) m1^k m2^(n-k), integers
+    n = 1000
+    m1, m2 = (F(v) / F(2) ** -1074 for v in (3e-310, 1e-310))
+    assert m1.denominator == m2.denominator == 1
+    w = [
+        math.comb(c1, k) * math.comb(c2, n - k) * int(m1) ** k * int(m2) ** (n - k)
+        for k in range(n + 1)
+    ]
+    exact1 = F(sum(k * wk for k, wk in enumerate(w)), sum(w)) / c1
+    a = np.r_[np.full(c1, 3e-310), np.full(c2, 1e-310)]
+    p = _kernel_link(a, np.zeros(c1 + c2, dtype=np.int64), [n])
+    assert p[0] == pytest.approx(float(exact1), rel=1e-12)
+    assert p[-1] == pytest.approx(float((n - exact1 * c1) / c2), rel=1e-12)
 
 
 def test_degenerate_weights_fall_back_to_random_worlds():
