@@ -38,7 +38,7 @@ def audit_command(
     queries: int = typer.Option(10_000, "--queries", help="COUNT queries in the workload."),
     min_exp: float = typer.Option(0.9, "--min-exp", help="Negative rules: minExp in (0, 1)."),
     foreground_attributes: int = typer.Option(
-        2, "--foreground-attributes", help="Foreground: largest attribute set (0: all)."
+        1, "--foreground-attributes", help="Foreground: largest attribute set (0: all)."
     ),
     seed: int = typer.Option(0, "--seed", help="Seed for every random choice of the audit."),
     as_json: bool = JSON,
