@@ -212,6 +212,7 @@ class Figure:
     path: str
     title: str
     paper_trend: str
+    settings: str = ""
 
 
 @dataclass
@@ -234,8 +235,13 @@ class PaperResult:
 # ---------------------------------------------------------------------- Markdown
 def escape_cell(value: Any) -> str:
     """Text safe inside a Markdown table cell: ``\\`` and ``|`` escaped, newlines folded."""
-    text = format_value(value)
-    text = text.replace("\\", "\\\\").replace("|", "\\|")
+    return _prepare_cell(value).replace("|", "\\|")
+
+
+def _prepare_cell(value: Any) -> str:
+    """A cell's text with backslashes escaped and newlines folded; pipes are left to the table
+    writer (:func:`anonlab.experiments.markdown.frame_to_markdown` escapes them)."""
+    text = format_value(value).replace("\\", "\\\\")
     return " ".join(text.split())
 
 
@@ -261,11 +267,17 @@ def _difference(d: float | None) -> str:
 
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """A Markdown table with every cell escaped."""
-    lines = ["| " + " | ".join(escape_cell(h) for h in header) + " |"]
-    lines.append("|" + "---|" * len(header))
-    lines += ["| " + " | ".join(escape_cell(c) for c in r) + " |" for r in rows]
-    return "\n".join(lines)
+    """A Markdown table with every cell escaped, written by the experiments' shared writer."""
+    import pandas as pd
+
+    from anonlab.experiments.markdown import frame_to_markdown
+
+    frame = pd.DataFrame(
+        [[_prepare_cell(c) for c in r] for r in rows],
+        columns=[escape_cell(h) for h in header],
+        dtype=object,
+    )
+    return frame_to_markdown(frame)
 
 
 def claims_table(claims: Sequence[Claim]) -> str:
@@ -321,9 +333,10 @@ def render_summary(results: Sequence[PaperResult], header: str) -> str:
         if r.claims:
             section.append(claims_table(r.claims))
         for fig in r.figures:
-            section.append(
-                f"**{fig.title}**. The paper: {fig.paper_trend}\n\n![{fig.title}]({fig.path})"
-            )
+            text = f"**{fig.title}**. The paper: {fig.paper_trend}"
+            if fig.settings:
+                text += f"\n\nSettings: {_escape_text(fig.settings)}"
+            section.append(f"{text}\n\n![{fig.title}]({fig.path})")
         parts.append("\n\n".join(section))
     return "\n\n".join(parts) + "\n"
 

@@ -1,0 +1,89 @@
+"""``anonlab reproduce``: run every paper's experiments and write the claims summary.
+
+The work is :func:`anonlab.experiments.reproduce.reproduce`; this module only parses the
+arguments, reports progress on stderr and prints the per-paper counts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.table import Table as RichTable
+
+from anonlab.cli.common import JSON, emit_json, err, out
+
+
+def register(app: typer.Typer, attack_app: typer.Typer) -> None:
+    """Add ``reproduce`` to the top-level app."""
+    app.command("reproduce")(reproduce)
+
+
+def reproduce(
+    papers: list[str] | None = typer.Argument(
+        None, help="Papers to reproduce: martin, kifer, wong, li, jin, or all (default)."
+    ),
+    quick: bool = typer.Option(
+        False, "--quick", help="Reduced versions (fewer seeds, grid points, queries): minutes."
+    ),
+    out_dir: Path = typer.Option(
+        Path("reproduction"), "--out", help="Folder to write (summary, claims.json, figures)."
+    ),
+    summary: Path | None = typer.Option(
+        None,
+        "--summary",
+        help="Also write the Markdown summary here (e.g. docs/reproduction.md), links adjusted.",
+    ),
+    force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
+    as_json: bool = JSON,
+) -> None:
+    """Run the papers' experiments; write, per reported number, paper vs ours vs tolerance."""
+    from anonlab.experiments.reproduce import reproduce as run
+    from anonlab.experiments.reproduce import resolve_papers
+
+    keys = resolve_papers(papers)  # unknown names fail before any work
+    command = "anonlab reproduce " + " ".join(papers or ["all"])
+    command += (" --quick" if quick else "") + f" --out {out_dir}"
+    if summary is not None:
+        command += f" --summary {summary}"
+
+    def progress(message: str) -> None:
+        if not as_json:
+            err.print(message, highlight=False)
+
+    results = run(
+        keys,
+        out_dir,
+        quick=quick,
+        force=force,
+        summary=summary,
+        command=command,
+        progress=progress,
+    )
+    failed = [r.key for r in results if r.error is not None]
+    if as_json:
+        emit_json(
+            {
+                "out": str(out_dir),
+                "summary": None if summary is None else str(summary),
+                "quick": quick,
+                "papers": {
+                    r.key: {**r.counts(), "seconds": round(r.seconds, 2), "error": r.error}
+                    for r in results
+                },
+            }
+        )
+    else:
+        tab = RichTable(title=f"Reproduction{' (--quick)' if quick else ''}: {out_dir}")
+        for col in ("paper", "pass", "miss", "reported", "seconds"):
+            tab.add_column(col, justify="left" if col == "paper" else "right")
+        for r in results:
+            n = r.counts()
+            tab.add_row(
+                r.key, str(n["pass"]), str(n["miss"]), str(n["reported"]), f"{r.seconds:.1f}"
+            )
+        out.print(tab)
+        out.print(f"summary: {out_dir / 'reproduction.md'}", highlight=False)
+    if failed:  # the summary was written and says why; the exit code tells scripts
+        err.print(f"error: the experiments of {failed} failed to run; see the summary")
+        raise SystemExit(1)
