@@ -132,3 +132,12 @@ def test_html_is_self_contained_and_escapes_data(make_table):
 
 def test_stages_cover_every_attack():
     assert set(STAGES) >= {"definetti", "foreground", "negative-rules", "worst-case", "algorithm"}
+
+
+def test_report_is_identical_when_re_run(nobody_at_risk):
+    kw = dict(stages=["definetti", "worst-case", "utility"], targets=10, chains=2, sweeps=10)
+    kw |= dict(k_max=2, queries=50)
+    def page() -> str:  # everything but the measured run times
+        return re.sub(r"\d+\.\d+ s</p>", " s</p>", render_html(audit(nobody_at_risk, **kw)))
+
+    assert page() == page()

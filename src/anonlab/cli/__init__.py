@@ -69,7 +69,15 @@ def main() -> None:
 
 # Commands that live in their own modules (one per topic). Each module defines
 # ``register(app, attack_app)``; add one line per module here.
-_COMMAND_MODULES: tuple[str, ...] = ("definetti", "rules", "rules_attack", "algorithm", "audit")
+_COMMAND_MODULES: tuple[str, ...] = (
+    "definetti",
+    "rules",
+    "rules_attack",
+    "algorithm",
+    "audit",
+    "compare",
+    "reproduce",
+)
 
 
 def _register_command_modules() -> None:
@@ -690,7 +698,6 @@ def demo(
             save_release(release, tmp / name)
             with stage(f"auditing {name}", as_json):
                 t1 = time.perf_counter()
-                # one-attribute signatures keep the foreground stage short on Adult;
                 # `anonlab audit --foreground-attributes 0` runs the paper's full search
                 result = audit(
                     release,

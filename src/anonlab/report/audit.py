@@ -343,7 +343,8 @@ def _negative_rules(release: Release, opts: dict) -> Finding:
     from anonlab.mining.negative_rules import mine_negative_rules
 
     rules = mine_negative_rules(release.table, opts["min_expectation"], 1)
-    l = int(release.manifest.get("parameters", {}).get("l") or 2)
+    params = release.manifest.get("parameters", {})
+    l = int(params.get("l") or params.get("m") or 2)  # MASK promises 1/m
     res = negative_rule_attack(release, rules, l=l)
     counts = res.counts()
     n_match = res.n_possible("matching")

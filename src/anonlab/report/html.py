@@ -159,7 +159,7 @@ def render_html(audit: Audit, title: str | None = None) -> str:
 <p>Each attack states what its attacker knows. Attacks read only what is published (groups,
 quasi-identifiers, published sensitive values) plus that knowledge; they are scored against the
 publisher's copy of the original. Re-running with the same settings and seeds gives the same
-report.</p>
+report (up to the measured run times).</p>
 {settings}
 <p class="muted">anonlab {_e(__version__)}</p>
 </body></html>

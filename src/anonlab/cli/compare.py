@@ -1,0 +1,203 @@
+"""``anonlab compare``: every algorithm at every ℓ, each release audited, and the
+privacy–utility frontier as HTML and JSON."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.table import Table as RichTable
+
+from anonlab.cli.common import (
+    DATA,
+    DATASET,
+    DROP_MISSING,
+    HIERARCHIES,
+    HIERARCHY_SET,
+    JSON,
+    QI,
+    SEED,
+    SENSITIVE,
+    SENSITIVE_VALUES,
+    emit_json,
+    err,
+    load_table,
+    out,
+    split_list,
+)
+from anonlab.errors import AnonlabError
+
+
+def register(app: typer.Typer, attack_app: typer.Typer) -> None:
+    """Add ``compare`` to the top-level app."""
+    app.command("compare")(compare_command)
+
+
+def compare_command(
+    algorithms: str = typer.Option(
+        ...,
+        "--algorithms",
+        help="Comma-separated, e.g. anatomy,mondrian,injector,mondrian++ (any anonymizer with ℓ; "
+        "the MASK family uses ℓ as m).",
+    ),
+    l_values: str = typer.Option(
+        ..., "--l", help="ℓ values: a range LOW..HIGH (e.g. 2..6), a list (2,4,6) or one value."
+    ),
+    dataset: str | None = DATASET,
+    data: Path | None = DATA,
+    qi: str | None = QI,
+    sensitive: str | None = SENSITIVE,
+    sensitive_values: str | None = SENSITIVE_VALUES,
+    hierarchies: Path | None = HIERARCHIES,
+    hierarchy_set: str | None = HIERARCHY_SET,
+    drop_missing: bool = DROP_MISSING,
+    out_dir: Path = typer.Option(
+        Path("anonlab-compare"), "--out", help="Folder for compare.html/json and each release."
+    ),
+    force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
+    mask_k: int | None = typer.Option(
+        None, "--mask-k", help="MASK family: k of the k-anonymization (default k = ℓ)."
+    ),
+    stages: str | None = typer.Option(
+        None,
+        "--stages",
+        help="Audit stages (default: all); must keep utility and at least one attack.",
+    ),
+    targets: int = typer.Option(1000, "--targets", help="deFinetti: random targets."),
+    chains: int = typer.Option(4, "--chains", help="deFinetti: chains."),
+    sweeps: int = typer.Option(100, "--sweeps", help="deFinetti: sweeps per chain."),
+    k_max: int = typer.Option(6, "--k-max", help="Worst case: largest k."),
+    queries: int = typer.Option(10_000, "--queries", help="COUNT queries in the workload."),
+    min_exp: float = typer.Option(0.9, "--min-exp", help="Negative rules: minExp in (0, 1)."),
+    foreground_attributes: int = typer.Option(
+        2, "--foreground-attributes", help="Foreground: largest attribute set (0: all)."
+    ),
+    seed: int = SEED,
+    as_json: bool = JSON,
+) -> None:
+    """Anonymize with each algorithm at each ℓ, audit every release, and draw the
+    privacy–utility frontier (records at risk under the strongest attack vs query error).
+
+    Writes --out/compare.html (table + plot, self-contained), --out/compare.json and, per
+    release, --out/<algorithm>-l<ℓ>/ with the release files and its audit report. An algorithm
+    that fails for some ℓ is a row with the reason.
+    """
+    from anonlab.release_io import require_output_free
+    from anonlab.report.compare import (
+        check_algorithms,
+        compare,
+        parse_l_values,
+        write_comparison,
+    )
+
+    # every check that needs no data first, so bad input fails before any work
+    names = check_algorithms(split_list(algorithms) or [])
+    ls = parse_l_values(l_values)
+    require_output_free(out_dir, force)
+    if not 0 < min_exp < 1:
+        raise AnonlabError(f"--min-exp must be in (0, 1), got {min_exp}")
+    chosen = split_list(stages)
+    table = load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_missing)
+    if table.sensitive is None:
+        raise AnonlabError("--sensitive is required to compare anonymizers")
+    total = len(names) * len(ls)
+    done = [0]
+
+    def line(row) -> str:
+        done[0] += 1
+        head = f"[{done[0]}/{total}] {row.name}:"
+        if row.status != "ok":
+            return f"{head} failed — {row.reason}"
+        risk = (
+            "no attack applied"
+            if row.at_risk_share is None
+            else f"{row.at_risk_share:.2%} at risk ({row.strongest_attack})"
+        )
+        error = "—" if row.query_error is None else f"{row.query_error:.4f}"
+        extra = f", {row.suppressed:,} suppressed" if row.suppressed else ""
+        return (
+            f"{head} {risk}, query error {error}{extra} "
+            f"({row.anonymize_seconds:.1f} s + audit {row.audit_seconds:.1f} s)"
+        )
+
+    def run(progress):
+        return compare(
+            table,
+            names,
+            ls,
+            stages=chosen,
+            targets=targets,
+            chains=chains,
+            sweeps=sweeps,
+            k_max=k_max,
+            queries=queries,
+            min_expectation=min_exp,
+            foreground_attributes=foreground_attributes or None,
+            mask_k=mask_k,
+            sensitive_values=split_list(sensitive_values),
+            seed=seed,
+            progress=progress,
+        )
+
+    if err.is_terminal:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            SpinnerColumn,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
+        with Progress(
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=err,
+            transient=True,
+        ) as bar:
+            task = bar.add_task("compare", total=total)
+
+            def progress(name, step, row):
+                if step == "done":
+                    bar.advance(task)
+                    bar.console.print(line(row), highlight=False)
+                else:
+                    bar.update(task, description=f"{name}: {step}")
+
+            result = run(progress)
+    else:  # a log: one line per finished release
+
+        def progress(name, step, row):
+            if step == "done":
+                err.print(line(row), highlight=False, soft_wrap=True)
+
+        result = run(progress)
+
+    write_comparison(result, out_dir, force=force)
+    report, summary = out_dir / "compare.html", out_dir / "compare.json"
+    if as_json:
+        emit_json({"report": str(report), "summary": str(summary), **result.to_json()})
+        return
+    tab = RichTable(title=f"Privacy–utility frontier ({table.n_rows:,} records, seed {seed})")
+    for col in ("release", "frontier", "strongest attack", "at risk", "share", "query error"):
+        tab.add_column(
+            col, justify="right" if col in ("at risk", "share", "query error") else "left"
+        )
+    for r in result.rows:
+        if r.status != "ok":
+            tab.add_row(r.name, "[red]failed[/]", r.reason or "", "", "", "")
+            continue
+        tab.add_row(
+            r.name + (f" ({r.suppressed:,} suppressed)" if r.suppressed else ""),
+            "[green]★[/]" if r.pareto else "",
+            r.strongest_attack or (r.note or "—"),
+            "—" if r.at_risk is None else f"{r.at_risk:,} / {r.considered:,}",
+            "—" if r.at_risk_share is None else f"{r.at_risk_share:.2%}",
+            "—" if r.query_error is None else f"{r.query_error:.4f}",
+        )
+    out.print(tab)
+    front = ", ".join(r.name for r in result.frontier()) or "none"
+    out.print(f"frontier: {front}\nreport: {report}\nsummary: {summary}", highlight=False)
