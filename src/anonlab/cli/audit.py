@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import typer
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table as RichTable
 
 from anonlab.cli.common import JSON, emit_json, err, open_release, out, split_list
@@ -67,9 +68,25 @@ def audit_command(
     for path, name in ((report, "--report"), (summary, "--summary")):
         if not path.parent.is_dir():
             raise AnonlabError(f"{name} {str(path)!r}: folder {str(path.parent)!r} does not exist")
-    status = None if as_json or not err.is_terminal else err.status("auditing")
-    if status is not None:
-        status.start()
+    n_stages = len(chosen or STAGES)
+    bar = None
+    if not as_json and err.is_terminal:
+        bar = Progress(
+            TextColumn("audit"),
+            BarColumn(),
+            TextColumn("{task.completed}/{task.total} {task.description}"),
+            TimeElapsedColumn(),
+            console=err,
+            transient=True,
+        )
+        bar.start()
+        task = bar.add_task("", total=n_stages)
+        done = [0]
+
+        def step(name: str) -> None:
+            bar.update(task, completed=done[0], description=name)
+            done[0] += 1
+
     try:
         result = audit(
             release,
@@ -82,11 +99,11 @@ def audit_command(
             min_expectation=min_exp,
             foreground_attributes=foreground_attributes or None,
             seed=seed,
-            progress=None if status is None else lambda s: status.update(f"audit: {s}"),
+            progress=None if bar is None else step,
         )
     finally:
-        if status is not None:
-            status.stop()
+        if bar is not None:
+            bar.stop()
     write_html(result, report, title=f"anonlab audit of {release_dir}")
     payload = result.to_json()
     atomic_write_text(summary, json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
