@@ -28,6 +28,7 @@ from anonlab.cli.common import (
     HIERARCHY_SET,
     JSON,
     QI,
+    RESAMPLE,
     SEED,
     SENSITIVE,
     SENSITIVE_VALUES,
@@ -38,6 +39,7 @@ from anonlab.cli.common import (
     open_release,
     out,
     parse_levels,
+    resample_manifest,
     split_list,
     stage,
 )
@@ -189,6 +191,7 @@ def anonymize(
     hierarchies: Path | None = HIERARCHIES,
     hierarchy_set: str | None = HIERARCHY_SET,
     drop_missing: bool = DROP_MISSING,
+    resample: int | None = RESAMPLE,
     seed: int = SEED,
     force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
     as_json: bool = JSON,
@@ -198,7 +201,9 @@ def anonymize(
     from anonlab.release_io import require_output_free, save_release
 
     require_output_free(out_dir, force)  # fail before any work
-    table = load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_missing)
+    table = load_table(
+        dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_missing, resample, seed
+    )
     if table.sensitive is None:
         raise AnonlabError("--sensitive is required to anonymize")
     t0 = time.perf_counter()
@@ -226,6 +231,8 @@ def anonymize(
             seed=seed,
         )
     elapsed = time.perf_counter() - t0
+    if resample is not None:
+        release.manifest["resample"] = resample_manifest(resample, seed, dataset, data)
     save_release(release, out_dir, force=force)
     summary = {
         "out": str(out_dir),

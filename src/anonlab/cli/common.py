@@ -45,6 +45,12 @@ DROP_MISSING = typer.Option(
 )
 SEED = typer.Option(0, "--seed", help="Seed for every random choice; stored in the manifest.")
 JSON = typer.Option(False, "--json", help="Print JSON for scripts instead of tables.")
+RESAMPLE = typer.Option(
+    None,
+    "--resample",
+    help="Draw N records with replacement from the data (seeded by --seed; for scale tests; "
+    "stated in the manifest).",
+)
 
 
 @contextmanager
@@ -121,8 +127,33 @@ def load_table(
     hierarchies: Path | None = None,
     hierarchy_set: str | None = None,
     drop_missing: bool = False,
+    resample: int | None = None,
+    seed: int = 0,
 ):
-    """The original table from ``--dataset`` or ``--data`` with the given roles."""
+    """The original table from ``--dataset`` or ``--data`` with the given roles.
+
+    With ``resample=N``: N records drawn with replacement (:meth:`Table.resample`, seeded by
+    ``seed``); state it in the manifest with :func:`resample_manifest`.
+    """
+    if resample is not None and (isinstance(resample, bool) or resample < 1):
+        raise AnonlabError(f"--resample must be a positive number of rows, got {resample}")
+    table = _load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_missing)
+    if resample is None:
+        return table
+    return table.resample(resample, seed)
+
+
+def resample_manifest(resample: int, seed: int, dataset: str | None, data: Path | None) -> dict:
+    """What ``manifest["resample"]`` says: rows drawn, the seed, and the source drawn from."""
+    return {
+        "rows": int(resample),
+        "seed": int(seed),
+        "source": dataset if dataset is not None else str(data),
+        "with_replacement": True,
+    }
+
+
+def _load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_missing):
     from anonlab.hierarchy import Hierarchy
     from anonlab.table import Table, read_frame
 
