@@ -14,7 +14,7 @@ from fractions import Fraction as F
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from anonlab import AnonlabError, Release, Table
@@ -243,7 +243,9 @@ def test_large_group_exact():
 
 
 def _reference_link(a, groups, n_x):
-    """Eq. (3) group by group with the log-space reference (complement when n > N / 2)."""
+    """Eq. (3) group by group with the log-space reference (complement when n > N / 2; there
+    the roles of ``a`` and ``b = 1 - a`` swap, and ``a`` itself is passed as the new ``b``:
+    ``1 - (1 - a)`` would lose ``a`` below ~1e-16, and its digits beyond ~1e-16 / a)."""
     out = np.empty(len(a))
     for g, n in enumerate(n_x):
         idx = np.flatnonzero(groups == g)
@@ -251,7 +253,7 @@ def _reference_link(a, groups, n_x):
         if n == 0 or n == N:
             out[idx] = float(n > 0)
         elif n > N - n:
-            out[idx] = 1.0 - _poly_link_reference(1.0 - a[idx][None, :], N - n)[0]
+            out[idx] = 1.0 - _poly_link_reference(1.0 - a[idx][None, :], N - n, a[idx][None, :])[0]
         else:
             out[idx] = _poly_link_reference(a[idx][None, :], n)[0]
     return out
@@ -419,6 +421,95 @@ def test_small_signature_rules():
 
 
 # ---------------------------------------------------------------------------------------------
+# Mining: the accelerated solver reaches plain EM's fixed point
+# ---------------------------------------------------------------------------------------------
+
+
+def _plain_em(release, **kwargs):
+    """Plain EM (no extrapolation, no Newton) run to full convergence: the reference."""
+    return mine_global_distribution(
+        release,
+        ["a"],
+        "x",
+        min_support=1,
+        newton=False,
+        accelerate=False,
+        tol=1e-15,
+        max_iter=500_000,
+        **kwargs,
+    )
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10_000), st.booleans())
+def test_accelerated_solver_reaches_plain_em_fixed_point(seed, newton):
+    rng = np.random.default_rng(seed)
+    n_rows = int(rng.integers(6, 80))
+    sigs = rng.integers(0, int(rng.integers(2, 6)), n_rows)
+    vals = np.where(rng.random(n_rows) < rng.uniform(0.05, 0.6), "x", "y")
+    vals[0] = "x"
+    groups = rng.integers(0, max(1, n_rows // 3), n_rows)
+    # Two signatures with the same count in every group are exchangeable: exact EM keeps their
+    # f equal (possibly at a saddle point of the likelihood), and plain EM in floating point
+    # leaves that saddle or not by rounding alone, so "plain EM's fixed point" is not defined.
+    profile = pd.crosstab(sigs, groups).to_numpy()
+    assume(len(np.unique(profile, axis=0)) == len(profile))
+    r = make_release(sigs, vals, groups)
+    ref, ref_rep = _plain_em(r)
+    assume(ref_rep.converged)  # plain EM reached 1e-15 (it may crawl slower than 500,000 steps)
+    # Plain EM stopped at the default tolerance 1e-10 may sit next to a saddle point that it
+    # leaves only later (e.g. (1/3, 1/3) on the way to (0, 1)): the fixed point is then
+    # defined by the tolerance, not by the equations; such draws are not compared.
+    current, _ = mine_global_distribution(
+        r, ["a"], "x", min_support=1, newton=newton, accelerate=False
+    )
+    assume(np.max(np.abs(current.probability - ref.probability)) <= 1e-8)
+    dist, rep = mine_global_distribution(r, ["a"], "x", min_support=1, newton=newton)
+    assert rep.converged and rep.residual <= 1e-10
+    np.testing.assert_allclose(dist.probability, ref.probability, rtol=0, atol=1e-8)
+
+
+def _crawling_boundary_release(k=2, m=40):
+    """A release whose fixed point has ``f(s2) = 0`` and where plain EM crawls towards it.
+
+    ``k`` groups {s1, s2} and ``m`` groups {s1, s1}, each holding one ``x``, and one group
+    {s1, s1} holding two (without it the base rate, EM's start, would be the saddle point
+    ``f1 = f2 = 1/2``). At ``f2 = 0``, ``f1 = (k + m + 2) / (k + 2m + 2)`` and EM shrinks
+    ``f2`` by ``dg_2/df_2 = (1 - f1) / f1 = m / (k + m + 2)`` per step (0.91 here)."""
+    sigs = ["s1", "s2"] * k + ["s1", "s1"] * (m + 1)
+    vals = ["x", "y"] * (k + m) + ["x", "x"]
+    groups = np.repeat(np.arange(k + m + 1), 2)
+    return make_release(sigs, vals, groups), (k + m + 2) / (k + 2 * m + 2)
+
+
+@pytest.mark.parametrize("newton", [False, True])
+def test_accelerated_solver_boundary_solution(newton):
+    r, f1 = _crawling_boundary_release()
+    ref, ref_rep = _plain_em(r)
+    assert ref_rep.converged and ref_rep.em_iterations > 300
+    assert ref.as_dict()[("s1",)] == pytest.approx(f1, abs=1e-12)
+    assert ref.as_dict()[("s2",)] < 1e-12
+    dist, rep = mine_global_distribution(r, ["a"], "x", min_support=1, newton=newton)
+    assert rep.converged and rep.residual <= 1e-10
+    np.testing.assert_allclose(dist.probability, ref.probability, rtol=0, atol=1e-8)
+    # plain EM needs far more iterations for the same tolerance
+    _, plain_rep = mine_global_distribution(
+        r, ["a"], "x", min_support=1, newton=newton, accelerate=False
+    )
+    assert rep.em_iterations + rep.newton_steps < plain_rep.em_iterations / 3
+    # the same breach probabilities as the reference
+    np.testing.assert_allclose(
+        breach_probabilities(r, dist), breach_probabilities(r, ref), rtol=0, atol=1e-8
+    )
+    # Tables 7-8: boundary f2 = 0 as well
+    r8 = make_release(*TABLE8)
+    ref8, _ = _plain_em(r8)
+    dist8, rep8 = mine_global_distribution(r8, ["a"], "x", min_support=1, newton=newton)
+    assert rep8.converged
+    np.testing.assert_allclose(dist8.probability, ref8.probability, rtol=0, atol=1e-8)
+
+
+# ---------------------------------------------------------------------------------------------
 # Algorithm 1
 # ---------------------------------------------------------------------------------------------
 
@@ -544,3 +635,19 @@ def test_average_delta_by_hand():
     assert delta["mean"] == pytest.approx(np.mean([v for k, v in delta.items() if k != "mean"]))
     # group 1 holds two records of one signature: no spread there
     assert all(v >= 0 for v in delta.values())
+
+
+def test_complemented_group_keeps_tiny_probabilities():
+    """A group of 10 with n = 8 is computed through its complement (2 values not x). With
+    three members at a = 1e-20 and seven at a = 0.9, 1 - (1 - a) would make the three a = 0
+    exactly, hence every member equal and n/N = 0.8 for all; carried separately, ``b`` keeps
+    them apart: by enumeration (exact), 1/3 for each of the three (one of them must take the
+    eighth x) and 1 for the others, up to O(1e-20)."""
+    tiny = F(1, 10**20)
+    f = [tiny] * 3 + [F(9, 10)] * 7
+    exact = enumerate_worlds(f, 8)
+    assert abs(exact[0] - F(1, 3)) < F(1, 10**18) and abs(exact[9] - 1) < F(1, 10**18)
+    release = make_release(["t"] * 3 + ["u"] * 7, ["x"] * 8 + ["y"] * 2, [0] * 10)
+    p = breach_probabilities(release, np.array([float(v) for v in f]), "x")
+    np.testing.assert_allclose(p, [float(v) for v in exact], rtol=1e-12, atol=1e-15)
+    assert p.sum() == pytest.approx(8.0)

@@ -33,11 +33,14 @@ The global distribution of an attribute set (Eqs. 4-6) is the fixed point
 Newton's method. :func:`mine_global_distribution` iterates the fixed-point map itself, which is
 the EM algorithm for per-signature Bernoulli rates observed through each group's count of ``x``
 (notes §2.2): every iterate stays in ``[0, 1]`` and preserves the mass balance
-``sum_i |s_i| f_i = #x``, and the likelihood increases monotonically. The EM result is then
-optionally polished with clipped Newton steps (the paper's method), accepted only when they
-reduce the residual. :func:`foreground_attack` is Algorithm 1: Apriori enumeration of attribute
-sets with sufficient signatures (Theorem 1), mining of each, and the worst case
-``p*(t) = max_{A, x} p_A(t : x)`` per record.
+``sum_i |s_i| f_i = #x``, and the likelihood increases monotonically. Where EM crawls (a
+coordinate of the fixed point on the boundary 0 with ``dg_i/df_i`` near 1, or a flat
+likelihood), it jumps to EM's limit by Newton steps, accepted only under safeguards that make
+the root EM's own (see :func:`_solve`). The EM result is then optionally polished with clipped
+Newton steps (the paper's method), accepted only when they reduce the residual.
+:func:`foreground_attack` is Algorithm 1: Apriori enumeration of attribute sets with sufficient
+signatures (Theorem 1), mining of each, and the worst case ``p*(t) = max_{A, x} p_A(t : x)``
+per record.
 
 Choices where the paper is silent (each stated where it applies):
 
@@ -163,7 +166,7 @@ class ConvergenceReport:
     em_iterations : int
         Fixed-point (EM) iterations run.
     newton_steps : int
-        Newton steps accepted after EM.
+        Newton steps accepted (jumps to EM's limit where it crawls, and polishing after EM).
     mass_balance : float
         ``sum_t p(t : x) - #x`` summed over the records whose ``f`` is solved for, where
         ``p(t : x)`` is replaced by ``f_{s(t)}``; i.e. ``sum_i |s_i| f_i - sum_{t free} p(t:x)``.
@@ -319,8 +322,11 @@ class _Layout:
         sort_keys = tuple(k[self.records] for k in keys) + (self.record_group,)
         return self.records[np.lexsort(sort_keys)]
 
-    def probabilities(self, a: np.ndarray, order: np.ndarray | None = None) -> np.ndarray:
-        """``p(t : x)`` per record for per-record ``a = f_{s(t)}`` (Eqs. 1-3).
+    def probabilities(
+        self, a: np.ndarray, order: np.ndarray | None = None, b: np.ndarray | None = None
+    ) -> np.ndarray:
+        """``p(t : x)`` per record for per-record ``a = f_{s(t)}`` (Eqs. 1-3) and
+        ``b = 1 - a`` (default: computed as ``1 - a``).
 
         ``order`` (from :meth:`order`) must list members with equal ``a`` adjacently for
         speed (not for correctness); by default the members are sorted by ``a``.
@@ -331,19 +337,24 @@ class _Layout:
         p = np.empty(self.n_rows, dtype=np.float64)
         p[self.zero] = 0.0
         p[self.one] = 1.0
-        p[order] = self.link(a[order])
+        p[order] = self.link(a[order], None if b is None else np.asarray(b)[order])
         return p
 
-    def link(self, a: np.ndarray) -> np.ndarray:
-        """``p(t : x)`` of the busy groups' members, given and returned in an :meth:`order`."""
+    def link(self, a: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
+        """``p(t : x)`` of the busy groups' members, given and returned in an :meth:`order`;
+        ``b = 1 - a`` (default: computed as ``1 - a``; the kernel carries it separately, so
+        that an ``a`` below 1e-16 is not lost in a complemented group)."""
         a = np.ascontiguousarray(a, dtype=np.float64)
+        b = 1.0 - a if b is None else np.ascontiguousarray(b, dtype=np.float64)
         p = np.empty(len(a), dtype=np.float64)
         if len(self.degree):
-            failed = _link_kernel(a, self.ptr, self.degree, self.complement, p)
+            failed = _link_kernel_ab(a, b, self.ptr, self.degree, self.complement, p)
             for g in np.flatnonzero(failed):  # never seen; kept as a safety net
                 part = slice(self.ptr[g], self.ptr[g + 1])
                 if self.complement[g]:
-                    p[part] = 1.0 - _poly_link_reference(1.0 - a[None, part], self.degree[g])[0]
+                    p[part] = (
+                        1.0 - _poly_link_reference(b[None, part], self.degree[g], a[None, part])[0]
+                    )
                 else:
                     p[part] = _poly_link_reference(a[None, part], self.degree[g])[0]
         return p
@@ -369,9 +380,20 @@ def _count_runs(w: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def _loo_pass(w: np.ndarray, n: int, out: np.ndarray, work: np.ndarray) -> float:
+def _count_pair_runs(w: np.ndarray, wb: np.ndarray) -> int:
+    """Number of maximal runs of equal adjacent pairs ``(w, wb)``."""
+    runs = 1
+    for j in range(len(w) - 1):
+        if w[j + 1] != w[j] or wb[j + 1] != wb[j]:
+            runs += 1
+    return runs
+
+
+@njit(cache=True)
+def _loo_pass_ab(w: np.ndarray, wb: np.ndarray, n: int, out: np.ndarray, work: np.ndarray) -> float:
     """One linear-space pass of Eq. (3) on one group: ``out[j] = p(t_j : x)``; returns
-    ``[z^n] prod_j (b_j + a_j z)`` (``a = w``, ``b = 1 - w``).
+    ``[z^n] prod_j (b_j + a_j z)`` (``a = w``, ``b = wb``, given separately so that a
+    complemented ``a`` near 0 keeps its value in ``b``; runs are of equal pairs).
 
     Every coefficient of a prefix or suffix product is a probability (the product of the
     factors ``b + a z``, each summing to 1, truncated above degree ``n``), so nothing
@@ -384,7 +406,7 @@ def _loo_pass(w: np.ndarray, n: int, out: np.ndarray, work: np.ndarray) -> float
     scratch space of at least ``runs * (n + 1) + 2 * (n + 2)`` (allocated here if shorter).
     """
     size = len(w)
-    runs = _count_runs(w)
+    runs = _count_pair_runs(w, wb)
     need = runs * (n + 1) + 2 * (n + 2)
     if len(work) < need:
         work = np.empty(need)
@@ -399,12 +421,12 @@ def _loo_pass(w: np.ndarray, n: int, out: np.ndarray, work: np.ndarray) -> float
     r = 0
     for j in range(size):
         x = w[j]
-        if j == size - 1 or w[j + 1] != x:
+        if j == size - 1 or w[j + 1] != x or wb[j + 1] != wb[j]:
             src = rows[c]
             for k in range(n):
                 prefix[r * n + k] = src[k + 1]
             r += 1
-        _multiply(rows[c], rows[1 - c], min(j + 1, n), x, 1.0 - x)
+        _multiply(rows[c], rows[1 - c], min(j + 1, n), x, wb[j])
         c = 1 - c
     z = rows[c][n + 1]
     if not z >= _TINY:
@@ -417,7 +439,7 @@ def _loo_pass(w: np.ndarray, n: int, out: np.ndarray, work: np.ndarray) -> float
     r = runs - 1
     for j in range(size - 1, -1, -1):
         x = w[j]
-        if j == size - 1 or w[j + 1] != x:
+        if j == size - 1 or w[j + 1] != x or wb[j + 1] != wb[j]:
             src = rows[c]
             s = 0.0
             for k in range(n):
@@ -425,20 +447,28 @@ def _loo_pass(w: np.ndarray, n: int, out: np.ndarray, work: np.ndarray) -> float
             run_p[r] = x * s / z
             r -= 1
         if j > 0:
-            _multiply(rows[c], rows[1 - c], min(size - j, n - 1), x, 1.0 - x)
+            _multiply(rows[c], rows[1 - c], min(size - j, n - 1), x, wb[j])
             c = 1 - c
     r = 0
     for j in range(size):
         out[j] = min(max(run_p[r], 0.0), 1.0)
-        if j < size - 1 and w[j + 1] != w[j]:
+        if j < size - 1 and (w[j + 1] != w[j] or wb[j + 1] != wb[j]):
             r += 1
     return z
 
 
 @njit(cache=True)
-def _group_link(w: np.ndarray, n: int, out: np.ndarray, work: np.ndarray) -> bool:
-    """Eq. (3) for one group with ``n`` values ``x`` and member weights ``w`` (``a``); False
-    only if both linear passes failed (the caller then uses the log-space reference).
+def _loo_pass(w: np.ndarray, n: int, out: np.ndarray, work: np.ndarray) -> float:
+    """:func:`_loo_pass_ab` with ``b = 1 - w``."""
+    return _loo_pass_ab(w, 1.0 - w, n, out, work)
+
+
+@njit(cache=True)
+def _group_link(w: np.ndarray, wb: np.ndarray, n: int, out: np.ndarray, work: np.ndarray) -> bool:
+    """Eq. (3) for one group with ``n`` values ``x`` and member weights ``w`` (``a``) and
+    ``wb`` (``b = 1 - a``, carried separately: in the complement ``a`` and ``b`` swap, and
+    ``1 - (1 - a)`` would turn an ``a`` below 1e-16 into 0); False only if both linear passes
+    failed (the caller then uses the log-space reference).
 
     All worlds have weight 0 (more than ``n`` members with ``a = 1`` or fewer than ``n`` with
     ``a > 0``): ``n / N``. Every member with the same ``a`` (e.g. the empty attribute set):
@@ -454,13 +484,13 @@ def _group_link(w: np.ndarray, n: int, out: np.ndarray, work: np.ndarray) -> boo
     ones = 0
     zeros = 0
     for j in range(size):
-        if w[j] == 1.0:
+        if wb[j] == 0.0:
             ones += 1
         elif w[j] == 0.0:
             zeros += 1
     same = True
     for j in range(1, size):
-        if w[j] != w[0]:
+        if w[j] != w[0] or wb[j] != wb[0]:
             same = False
             break
     if ones > n or size - zeros < n or same:  # no weighted world, or all members alike
@@ -469,28 +499,31 @@ def _group_link(w: np.ndarray, n: int, out: np.ndarray, work: np.ndarray) -> boo
         return True
     if n == 1 and ones == 1:  # the one world: x on the member with a = 1
         for j in range(size):
-            out[j] = 1.0 if w[j] == 1.0 else 0.0
+            out[j] = 1.0 if wb[j] == 0.0 else 0.0
         return True
     if n == 1:  # p_j = a_j prod_{i != j} b_i / sum_k (...) = odds_j / sum of odds
         top = 0.0
         for j in range(size):
-            top = max(top, w[j] / (1.0 - w[j]))
-        if top >= 1e-280:  # else a denormal odds could lose precision: general pass
+            top = max(top, w[j] / wb[j])
+        # else a denormal odds could lose precision, or a huge one overflow: general pass
+        if 1e-280 <= top <= 1e280:
             total = 0.0
             for j in range(size):
-                total += w[j] / (1.0 - w[j])
+                total += w[j] / wb[j]
             for j in range(size):
-                out[j] = min(max(w[j] / (1.0 - w[j]) / total, 0.0), 1.0)
+                out[j] = min(max(w[j] / wb[j] / total, 0.0), 1.0)
             return True
-    if _loo_pass(w, n, out, work) >= _TINY:
+    if _loo_pass_ab(w, wb, n, out, work) >= _TINY:
         return True
     target = n - ones
     free = size - zeros - ones
     tilted = w.copy()
+    tilted_b = wb.copy()
     if target == 0 or target == free:
         for j in range(size):
-            if 0.0 < w[j] < 1.0:
+            if w[j] > 0.0 and wb[j] > 0.0:
                 tilted[j] = 0.0 if target == 0 else 1.0
+                tilted_b[j] = 1.0 - tilted[j]
     else:
         # bisection on log λ over the distinct weights (runs of equal w) with multiplicities
         logit = np.empty(size)
@@ -499,11 +532,11 @@ def _group_link(w: np.ndarray, n: int, out: np.ndarray, work: np.ndarray) -> boo
         lo = np.inf
         hi = -np.inf
         for j in range(size):
-            if 0.0 < w[j] < 1.0:
-                if m > 0 and w[j] == w[j - 1]:
+            if w[j] > 0.0 and wb[j] > 0.0:
+                if m > 0 and w[j] == w[j - 1] and wb[j] == wb[j - 1]:
                     weight[m - 1] += 1.0
                     continue
-                logit[m] = math.log(w[j]) - math.log1p(-w[j])
+                logit[m] = math.log(w[j]) - math.log(wb[j])
                 weight[m] = 1.0
                 lo = min(lo, -logit[m] - 40.0)
                 hi = max(hi, -logit[m] + 40.0)
@@ -521,14 +554,17 @@ def _group_link(w: np.ndarray, n: int, out: np.ndarray, work: np.ndarray) -> boo
                 hi = mid
         u = 0.5 * (lo + hi)
         for j in range(size):
-            if 0.0 < w[j] < 1.0:
-                tilted[j] = 1.0 / (1.0 + math.exp(-(u + math.log(w[j]) - math.log1p(-w[j]))))
-    return _loo_pass(tilted, n, out, work) >= _TINY
+            if w[j] > 0.0 and wb[j] > 0.0:
+                t = u + math.log(w[j]) - math.log(wb[j])
+                tilted[j] = 1.0 / (1.0 + math.exp(-t))
+                tilted_b[j] = 1.0 / (1.0 + math.exp(t))
+    return _loo_pass_ab(tilted, tilted_b, n, out, work) >= _TINY
 
 
 @njit(cache=True)
-def _link_kernel(
+def _link_kernel_ab(
     a: np.ndarray,
+    b: np.ndarray,
     ptr: np.ndarray,
     degree: np.ndarray,
     complement: np.ndarray,
@@ -536,6 +572,8 @@ def _link_kernel(
 ) -> np.ndarray:
     """Eq. (3) for every busy group (CSR: members ``ptr[g]:ptr[g+1]`` of ``a`` and ``out``,
     which list the members group by group); writes ``out``, returns the groups that failed.
+    ``b = 1 - a`` is given separately: in a complemented group the roles swap (``a' = b``,
+    ``b' = a``), and ``a`` itself, not ``1 - (1 - a)``, is the new ``b``.
 
     Serial: a ``prange`` over groups was 3.5x slower on the shared 2-core machine (22 ms
     against 6 ms per call on Adult Mondrian ℓ = 4, whose largest group is 63% of the work).
@@ -547,9 +585,10 @@ def _link_kernel(
     for g in range(n_groups):  # scratch space for the largest group, allocated once
         size = ptr[g + 1] - ptr[g]
         largest = max(largest, size)
-        runs = _count_runs(a[ptr[g] : ptr[g + 1]])
+        runs = _count_pair_runs(a[ptr[g] : ptr[g + 1]], b[ptr[g] : ptr[g + 1]])
         need = max(need, runs * (degree[g] + 1) + 2 * (degree[g] + 2))
     w_all = np.empty(largest)
+    wb_all = np.empty(largest)
     res_all = np.empty(largest)
     work = np.empty(need)
     for g in range(n_groups):
@@ -557,18 +596,31 @@ def _link_kernel(
         size = ptr[g + 1] - lo
         comp = complement[g]
         w = w_all[:size]
+        wb = wb_all[:size]
         for j in range(size):
-            v = a[lo + j]
-            w[j] = 1.0 - v if comp else v
+            w[j] = b[lo + j] if comp else a[lo + j]
+            wb[j] = a[lo + j] if comp else b[lo + j]
         res = res_all[:size]
-        if not _group_link(w, degree[g], res, work):
+        if not _group_link(w, wb, degree[g], res, work):
             failed[g] = True
         for j in range(size):
             out[lo + j] = 1.0 - res[j] if comp else res[j]
     return failed
 
 
-def _poly_link_reference(a: np.ndarray, n: int) -> np.ndarray:
+@njit(cache=True)
+def _link_kernel(
+    a: np.ndarray,
+    ptr: np.ndarray,
+    degree: np.ndarray,
+    complement: np.ndarray,
+    out: np.ndarray,
+) -> np.ndarray:
+    """:func:`_link_kernel_ab` with ``b = 1 - a``."""
+    return _link_kernel_ab(a, 1.0 - a, ptr, degree, complement, out)
+
+
+def _poly_link_reference(a: np.ndarray, n: int, b: np.ndarray | None = None) -> np.ndarray:
     """Eq. (3) in log space for a batch of groups of equal size with ``n`` values ``x`` each.
 
     The previous implementation, kept as the reference of the tests and as a safety net for a
@@ -576,12 +628,13 @@ def _poly_link_reference(a: np.ndarray, n: int) -> np.ndarray:
     [0, 1]. Coefficients of ``prod_j (b_j + a_j z)`` are kept as logarithms, truncated at
     degree ``n``: a forward pass stores the prefix products, a backward pass carries the suffix
     product and combines it with the prefix to get each member's leave-one-out coefficient
-    ``[z^{n-1}]``. Groups whose worlds all have weight 0 get ``n / N``.
+    ``[z^{n-1}]``. Groups whose worlds all have weight 0 get ``n / N``. ``b`` (default
+    ``1 - a``) is ``1 - a`` given separately, e.g. the original ``a`` of a complemented group.
     """
     B, N = a.shape
     with np.errstate(divide="ignore"):
         la = np.log(a)
-        lb = np.log1p(-a)
+        lb = np.log1p(-a) if b is None else np.log(b)
     neg = -np.inf
     prefix = np.full((N + 1, B, n + 1), neg)
     prefix[0, :, 0] = 0.0
@@ -860,47 +913,150 @@ class _Problem:
         return np.clip(num / self.den, 0.0, 1.0)
 
 
+def _residual(f: np.ndarray, gf: np.ndarray) -> float:
+    return float(np.max(np.abs(gf - f))) if len(f) else 0.0
+
+
+def _newton(
+    problem: _Problem, f: np.ndarray, gf: np.ndarray, res: float, target: float, max_steps: int
+) -> tuple[np.ndarray, np.ndarray, float, int]:
+    """Newton's method on ``F(f) = f - g(f) = 0`` (the paper's method), projected on [0, 1].
+
+    Forward-difference Jacobian (``m + 1`` evaluations of ``g`` per step, ``m`` at most
+    ``|T*| / J`` + 1, i.e. 12 on Adult). A step is clipped to [0, 1]; if that does not lower
+    the residual ``max |F|``, the step is halved (up to 4 times, each clipped); Newton stops at
+    the first step that lowers nothing, or once the residual is at most ``target``. Returns
+    the point, ``g`` there, its residual and the number of steps accepted.
+    """
+    steps = 0
+    m = problem.n_vars
+    h = 1e-7
+    while steps < max_steps and res > target:
+        F = f - gf
+        jac = np.eye(m)
+        for i in range(m):
+            step = -h if f[i] + h > 1.0 else h
+            e = f.copy()
+            e[i] += step
+            jac[:, i] -= (problem.g(e) - gf) / step
+        try:
+            delta = np.linalg.solve(jac, -F)
+        except np.linalg.LinAlgError:
+            break
+        if not np.all(np.isfinite(delta)):
+            break
+        accepted = False
+        for t in (1.0, 0.5, 0.25, 0.125, 0.0625):
+            cand = np.clip(f + t * delta, 0.0, 1.0)
+            gc = problem.g(cand)
+            rc = _residual(cand, gc)
+            if rc < res:
+                f, gf, res = cand, gc, rc
+                accepted = True
+                break
+        if not accepted:
+            break
+        steps += 1
+    return f, gf, res, steps
+
+
+def _unstable(problem: _Problem, f: np.ndarray, gf: np.ndarray) -> bool:
+    """Whether EM moves away from the fixed point ``f`` (``gf = g(f)``): the forward-difference
+    Jacobian of ``g`` has an eigenvalue with real part above ``1 + 1e-4``. Newton's method
+    converges to any root of ``f - g(f)``, also to a saddle point of the likelihood that EM
+    leaves (e.g. two exchangeable signatures with equal ``f``); such a point is not EM's."""
+    m = problem.n_vars
+    h = 1e-7
+    dg = np.empty((m, m))
+    for i in range(m):
+        step = -h if f[i] + h > 1.0 else h
+        e = f.copy()
+        e[i] += step
+        dg[:, i] = (problem.g(e) - gf) / step
+    return bool(np.max(np.linalg.eigvals(dg).real) > 1.0 + 1e-4)
+
+
 def _solve(
-    problem: _Problem, f0: np.ndarray, tol: float, max_iter: int, newton: bool
+    problem: _Problem,
+    f0: np.ndarray,
+    tol: float,
+    max_iter: int,
+    newton: bool,
+    accelerate: bool = True,
 ) -> tuple[np.ndarray, ConvergenceReport, np.ndarray]:
-    """EM (fixed-point) iteration from ``f0``, then optional clipped Newton polishing.
+    """Solve the fixed point ``f = g(f)`` of Eq. (4) by EM from ``f0``.
+
+    Plain EM (fixed-point) iteration ``f <- g(f)`` until ``max |g(f) - f| <= tol`` or
+    ``max_iter`` iterations, then (``newton``) Newton polishing (:func:`_newton`).
+
+    EM converges linearly, at the rate ``ρ`` of the largest eigenvalue of ``Dg``; it crawls
+    (``ρ`` near 1) where a coordinate of the fixed point is on the boundary (``f_i -> 0``: EM
+    shrinks ``f_i`` by ``dg_i/df_i`` per step) or the likelihood is flat in some direction. On
+    Adult's t-closeness releases (QI size 8) EM hit 10,000 iterations on three attribute sets.
+    With ``accelerate`` (default), once EM is slow and in its linear regime (the last five
+    ratios of successive residuals within 1% of each other, the largest, ``ρ``, above 0.5,
+    and ``log(tol / res) / log ρ``, the EM steps still needed, above ``6 (m + 2)``, what
+    Newton would cost), Newton's method (the paper's) is
+    tried from the current iterate; its root is accepted only if (a) its residual is at most
+    ``tol``, (b) it lies within ``10 res / (1 - ρ)`` of the iterate, the distance a linearly
+    converging EM can still travel, in the direction EM is going (cosine with the EM step at
+    least 0.9: in the linear regime EM moves along its slowest eigenvector), so that it is
+    EM's limit, not another fixed point, and
+    (c) EM is stable there (:func:`_unstable`: not a saddle point of the likelihood, which EM
+    would leave). Otherwise EM goes on and Newton is retried after twice as many iterations
+    (5, 10, 20, ...). The equations, the tolerance and the test are those of plain EM;
+    ``em_iterations`` counts EM steps, ``newton_steps`` the accepted Newton steps.
 
     Returns the solution, the report and ``p(t : x)`` of every record at the solution.
     """
     f = f0.copy()
     it = 0
+    steps = 0
     gf = problem.g(f) if problem.n_vars else f
-    res = float(np.max(np.abs(gf - f))) if problem.n_vars else 0.0
+    res = _residual(f, gf)
+    ratios: list[float] = []
+    next_newton = 5
+    gap = 5
     while problem.n_vars and res > tol and it < max_iter:
+        if accelerate and it >= next_newton and len(ratios) >= 5:
+            rho = max(ratios[-5:])
+            # EM steps still needed at this rate, against ~5 Newton steps of m + 2 evaluations
+            remaining = (
+                math.log(tol / res) / math.log(rho) if 0 < tol < res and 0 < rho < 1 else 1e9
+            )
+            if (
+                rho > 0.5
+                and min(ratios[-5:]) >= 0.99 * rho
+                and remaining > 6 * (problem.n_vars + 2)
+            ):
+                next_newton = it + gap
+                gap *= 2
+                fn, gn, rn, k = _newton(problem, f, gf, res, tol * 1e-3, 50)
+                reach = 10.0 * res / max(1.0 - rho, 1e-12)
+                jump = fn - f
+                em_step = gf - f
+                aligned = float(jump @ em_step) >= 0.9 * float(
+                    np.sqrt((jump @ jump) * (em_step @ em_step))
+                )
+                if (
+                    k
+                    and rn <= tol
+                    and aligned
+                    and float(np.max(np.abs(jump))) <= reach
+                    and not _unstable(problem, fn, gn)
+                ):
+                    f, gf, res = fn, gn, rn
+                    steps += k
+                    break
         f = gf
         gf = problem.g(f)
-        res = float(np.max(np.abs(gf - f)))
+        previous, res = res, _residual(f, gf)
+        if previous > 0:
+            ratios.append(res / previous)
         it += 1
-    steps = 0
     if newton and problem.n_vars and res > 0:
-        for _ in range(50):
-            if res <= tol * 1e-3:
-                break
-            F = f - gf
-            m = problem.n_vars
-            Jm = np.eye(m)
-            h = 1e-7
-            for i in range(m):
-                step = -h if f[i] + h > 1.0 else h
-                e = f.copy()
-                e[i] += step
-                Jm[:, i] -= (problem.g(e) - gf) / step
-            try:
-                delta = np.linalg.solve(Jm, -F)
-            except np.linalg.LinAlgError:
-                break
-            cand = np.clip(f + delta, 0.0, 1.0)
-            gc = problem.g(cand)
-            rc = float(np.max(np.abs(gc - cand)))
-            if not rc < res:
-                break
-            f, gf, res = cand, gc, rc
-            steps += 1
+        f, gf, res, k = _newton(problem, f, gf, res, tol * 1e-3, 50)
+        steps += k
     p = problem.probabilities(f)
     free = problem.free
     mass = float(problem.den @ f - p[free].sum()) if problem.n_vars else 0.0
@@ -929,6 +1085,7 @@ def _mine(
     max_iter: int,
     newton: bool,
     base: float,
+    accelerate: bool = True,
 ) -> tuple[GlobalDistribution, ConvergenceReport, np.ndarray]:
     """Mine one (attribute set, target); also returns ``p(t : x)`` of every record under the
     mined distribution (Eqs. 1-3), computed by the solver at its last point."""
@@ -947,7 +1104,7 @@ def _mine(
         sig_var[~sufficient] = n_vars
         n_vars += 1
     problem = _Problem(layout, sig_var[inv], fixed_sig[inv], n_vars)
-    f, report, p = _solve(problem, np.full(n_vars, base), tol, max_iter, newton)
+    f, report, p = _solve(problem, np.full(n_vars, base), tol, max_iter, newton, accelerate)
     prob = fixed_sig if not n_vars else np.where(sig_var >= 0, f[np.maximum(sig_var, 0)], fixed_sig)
     dist = GlobalDistribution(
         attributes=attributes,
@@ -975,6 +1132,7 @@ def mine_global_distribution(
     tol: float = 1e-10,
     max_iter: int = 10_000,
     newton: bool = True,
+    accelerate: bool = True,
 ) -> tuple[GlobalDistribution, ConvergenceReport]:
     """Mine the global distribution of one attribute set for one target (Eqs. 4-6).
 
@@ -984,7 +1142,9 @@ def mine_global_distribution(
     algorithm of notes §2.2: iterates stay in [0, 1], the likelihood increases) until
     ``max |g(f) - f| <= tol``, then optionally Newton's method (the paper's choice) with a
     forward-difference Jacobian, each step clipped to [0, 1] and accepted only if it lowers the
-    residual.
+    residual. By default EM is accelerated where it crawls by safeguarded Newton jumps to its
+    limit (see :func:`_solve`): same equations, same tolerance, same fixed point, far fewer
+    iterations.
 
     Parameters
     ----------
@@ -1006,6 +1166,9 @@ def mine_global_distribution(
         Maximum EM iterations.
     newton : bool
         Polish the EM result with Newton steps.
+    accelerate : bool
+        Where EM crawls, jump to its limit by safeguarded Newton steps (default); False:
+        plain EM.
 
     Returns
     -------
@@ -1041,6 +1204,7 @@ def mine_global_distribution(
         max_iter,
         newton,
         base,
+        accelerate,
     )
     return dist, report
 
@@ -1131,6 +1295,7 @@ def foreground_attack(
     tol: float = 1e-10,
     max_iter: int = 10_000,
     newton: bool = True,
+    accelerate: bool = True,
 ) -> ForegroundResult:
     """The foreground-knowledge attack (Algorithm 1 and the breach decision of §5).
 
@@ -1164,7 +1329,7 @@ def foreground_attack(
     include_empty : bool
         Include the empty attribute set (random worlds, ``p = n/N``) in the maximum, so that
         ``p*(t)`` is at least the baseline.
-    tol, max_iter, newton
+    tol, max_iter, newton, accelerate
         Solver settings (see :func:`mine_global_distribution`).
 
     Returns
@@ -1208,6 +1373,7 @@ def foreground_attack(
                 max_iter,
                 newton,
                 base,
+                accelerate,
             )
             better = p > p_star
             p_star[better] = p[better]
