@@ -42,6 +42,32 @@ from anonlab.table import Table
 
 
 @njit(cache=True)
+def _median_cut(
+    qi: np.ndarray, idx: np.ndarray, s: int, e: int, a: int, lo_a: int, hi_a: int
+) -> tuple[int, int]:
+    """The strict lower-median cut of ``idx[s:e]`` on attribute ``a``: (split code offset,
+    records left of it). Left is ``x - lo <= split``; when more than half the records share the
+    largest value the cut moves below it, so ``n_left`` may be 0 or all (no cut)."""
+    m = e - s
+    size = hi_a - lo_a + 1
+    hist = np.zeros(size, dtype=np.int64)
+    for i in range(s, e):
+        hist[qi[idx[i], a] - lo_a] += 1
+    cum = 0
+    split = 0
+    for v in range(size):
+        cum += hist[v]
+        if 2 * cum >= m:
+            split = v
+            break
+    n_left = cum
+    if n_left == m:  # more than half at the maximum: cut below it
+        n_left = cum - hist[split]
+        split -= 1
+    return split, n_left
+
+
+@njit(cache=True)
 def _mondrian_kernel(
     qi: np.ndarray,
     sens: np.ndarray,
@@ -49,23 +75,33 @@ def _mondrian_kernel(
     width: np.ndarray,
     k: int,
     l: int,
-) -> tuple[np.ndarray, int]:
-    """Group id of each record. ``qi`` is (n, d) codes; ``width`` the table's code range per QI."""
+    look_ahead: bool,
+) -> tuple[np.ndarray, int, int]:
+    """Group id of each record, the number of groups, and the number of revoked cuts.
+
+    ``qi`` is (n, d) codes; ``width`` the table's code range per QI. A cut is allowed when both
+    halves have at least ``k`` records and, with ``l > 1``, are ℓ-diverse over the
+    ``constrained`` values (Mondrian). With ``look_ahead`` (Mondrian+, Jin et al. §6.2.1) the ℓ
+    test reads only the *parent*: both halves need at least ``max(k, l * S_max(parent))``
+    records; a partition smaller than twice that cannot be cut, and its would-be trials are
+    counted as revoked without being tried.
+    """
     n, d = qi.shape
     n_sens = constrained.shape[0]
     idx = np.arange(n)
     group = np.empty(n, dtype=np.int32)
     stack = np.empty((2 * n + 2, 2), dtype=np.int64)
-    top = 0
     stack[0, 0] = 0
     stack[0, 1] = n
     top = 1
     n_groups = 0
+    refused = 0
     lo = np.empty(d, dtype=np.int64)
     hi = np.empty(d, dtype=np.int64)
     span = np.empty(d, dtype=np.float64)
     left_hist = np.zeros(n_sens, dtype=np.int64)
     total_hist = np.zeros(n_sens, dtype=np.int64)
+    count_hist = l > 1 or look_ahead
     while top > 0:
         top -= 1
         s = stack[top, 0]
@@ -74,23 +110,31 @@ def _mondrian_kernel(
         for a in range(d):
             lo[a] = qi[idx[s], a]
             hi[a] = lo[a]
+        if count_hist:
+            total_hist[:] = 0
         for i in range(s, e):
             r = idx[i]
+            if count_hist:
+                total_hist[sens[r]] += 1
             for a in range(d):
                 v = qi[r, a]
                 if v < lo[a]:
                     lo[a] = v
                 elif v > hi[a]:
                     hi[a] = v
+        threshold = k
+        if look_ahead:
+            smax = 0
+            for v in range(n_sens):
+                if constrained[v] and total_hist[v] > smax:
+                    smax = total_hist[v]
+            threshold = max(threshold, l * smax)
         for a in range(d):
             span[a] = (hi[a] - lo[a]) / width[a] if width[a] > 0 else 0.0
-        if l > 1:
-            total_hist[:] = 0
-            for i in range(s, e):
-                total_hist[sens[idx[i]]] += 1
         cut = False
         tried = 0
-        while tried < d and not cut:
+        too_small = look_ahead and m < 2 * threshold  # no cut can give two halves >= threshold
+        while tried < d and not cut and not too_small:
             # next attribute by decreasing normalized range (ties: column order)
             a = -1
             for b in range(d):
@@ -100,24 +144,13 @@ def _mondrian_kernel(
                 break
             span[a] = -1.0
             tried += 1
-            size = hi[a] - lo[a] + 1
-            hist = np.zeros(size, dtype=np.int64)
-            for i in range(s, e):
-                hist[qi[idx[i], a] - lo[a]] += 1
-            cum = 0
-            split = 0
-            for v in range(size):
-                cum += hist[v]
-                if 2 * cum >= m:
-                    split = v
-                    break
-            n_left = cum
-            if n_left == m:  # more than half at the maximum: cut below it
-                n_left = cum - hist[split]
-                split -= 1
-            if n_left < k or m - n_left < k or n_left == 0 or n_left == m:
+            split, n_left = _median_cut(qi, idx, s, e, a, lo[a], hi[a])
+            if n_left == 0 or n_left == m:
                 continue
-            if l > 1:
+            if n_left < threshold or m - n_left < threshold:
+                refused += 1
+                continue
+            if l > 1 and not look_ahead:
                 left_hist[:] = 0
                 for i in range(s, e):
                     r = idx[i]
@@ -131,6 +164,7 @@ def _mondrian_kernel(
                         ok = False
                         break
                 if not ok:
+                    refused += 1
                     continue
             # partition idx[s:e] in place: left (<= split) first
             i = s
@@ -151,10 +185,16 @@ def _mondrian_kernel(
             top += 1
             cut = True
         if not cut:
+            if too_small:  # count the trials as Mondrian+ would make and revoke them
+                for a in range(d):
+                    if width[a] > 0 and hi[a] > lo[a]:
+                        _, n_left = _median_cut(qi, idx, s, e, a, lo[a], hi[a])
+                        if 0 < n_left < m:
+                            refused += 1
             for i in range(s, e):
                 group[idx[i]] = n_groups
             n_groups += 1
-    return group, n_groups
+    return group, n_groups, refused
 
 
 def mondrian(
@@ -209,7 +249,7 @@ def mondrian(
     if l_ > 1:
         require_l_eligible(table, l_, constrained)
     width = np.array([table.domain_size(q) - 1 for q in table.quasi_identifiers], dtype=np.int64)
-    group, _ = _mondrian_kernel(np.ascontiguousarray(qi), sens, constrained, width, k, l_)
+    group, _, _ = _mondrian_kernel(np.ascontiguousarray(qi), sens, constrained, width, k, l_, False)
     manifest = {
         "algorithm": "mondrian",
         "parameters": {

@@ -52,163 +52,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from numba import njit
 
 from anonlab._validation import check_choice, check_int, check_seed
 from anonlab.anonymize.eligibility import require_l_eligible
+from anonlab.anonymize.mondrian import _mondrian_kernel
 from anonlab.errors import AnonlabError
 from anonlab.release import SCHEMES, Release
 from anonlab.table import Table
-
-
-@njit(cache=True)
-def _mondrian_plus_kernel(
-    qi: np.ndarray,
-    sens: np.ndarray,
-    constrained: np.ndarray,
-    width: np.ndarray,
-    l: int,
-) -> tuple[np.ndarray, int, int]:
-    """Group id of each record, the number of groups and of refused cuts.
-
-    ``qi`` is (n, d) codes, ``width`` the table's code range per QI. The cut rule is the global
-    look-ahead: both halves must hold at least ``l * S_max(parent)`` records, ``S_max`` over the
-    ``constrained`` values (and at least one record).
-    """
-    n, d = qi.shape
-    n_sens = constrained.shape[0]
-    idx = np.arange(n)
-    group = np.empty(n, dtype=np.int32)
-    stack = np.empty((2 * n + 2, 2), dtype=np.int64)
-    stack[0, 0] = 0
-    stack[0, 1] = n
-    top = 1
-    n_groups = 0
-    refused = 0
-    lo = np.empty(d, dtype=np.int64)
-    hi = np.empty(d, dtype=np.int64)
-    span = np.empty(d, dtype=np.float64)
-    total_hist = np.zeros(n_sens, dtype=np.int64)
-    while top > 0:
-        top -= 1
-        s = stack[top, 0]
-        e = stack[top, 1]
-        m = e - s
-        for a in range(d):
-            lo[a] = qi[idx[s], a]
-            hi[a] = lo[a]
-        total_hist[:] = 0
-        for i in range(s, e):
-            r = idx[i]
-            total_hist[sens[r]] += 1
-            for a in range(d):
-                v = qi[r, a]
-                if v < lo[a]:
-                    lo[a] = v
-                elif v > hi[a]:
-                    hi[a] = v
-        smax = 0
-        for v in range(n_sens):
-            if constrained[v] and total_hist[v] > smax:
-                smax = total_hist[v]
-        threshold = max(1, l * smax)  # global look-ahead: the parent's S_max
-        for a in range(d):
-            span[a] = (hi[a] - lo[a]) / width[a] if width[a] > 0 else 0.0
-        cut = False
-        tried = 0
-        # No cut can give both halves >= threshold when the partition is smaller than 2x it.
-        while tried < d and not cut and m >= 2 * threshold:
-            a = -1
-            for b in range(d):
-                if span[b] >= 0 and (a < 0 or span[b] > span[a]):
-                    a = b
-            if a < 0 or span[a] <= 0:
-                break
-            span[a] = -1.0
-            tried += 1
-            size = hi[a] - lo[a] + 1
-            hist = np.zeros(size, dtype=np.int64)
-            for i in range(s, e):
-                hist[qi[idx[i], a] - lo[a]] += 1
-            cum = 0
-            split = 0
-            for v in range(size):
-                cum += hist[v]
-                if 2 * cum >= m:
-                    split = v
-                    break
-            n_left = cum
-            if n_left == m:  # more than half at the maximum: cut below it
-                n_left = cum - hist[split]
-                split -= 1
-            if n_left == 0 or n_left == m:
-                continue
-            if n_left < threshold or m - n_left < threshold:
-                refused += 1
-                continue
-            i = s
-            j = e - 1
-            while i <= j:
-                if qi[idx[i], a] - lo[a] <= split:
-                    i += 1
-                else:
-                    t = idx[i]
-                    idx[i] = idx[j]
-                    idx[j] = t
-                    j -= 1
-            stack[top, 0] = s + n_left
-            stack[top, 1] = e
-            top += 1
-            stack[top, 0] = s
-            stack[top, 1] = s + n_left
-            top += 1
-            cut = True
-        if not cut:
-            if m < 2 * threshold:
-                # Every non-degenerate cut would be refused; count them as Mondrian+ would try
-                # them (so the count does not depend on this shortcut).
-                refused += _count_cuttable(qi, idx, s, e, lo, hi, width)
-            for i in range(s, e):
-                group[idx[i]] = n_groups
-            n_groups += 1
-    return group, n_groups, refused
-
-
-@njit(cache=True)
-def _count_cuttable(
-    qi: np.ndarray,
-    idx: np.ndarray,
-    s: int,
-    e: int,
-    lo: np.ndarray,
-    hi: np.ndarray,
-    width: np.ndarray,
-) -> int:
-    """How many attributes of the partition ``idx[s:e]`` have a median cut with two non-empty
-    halves (each such trial is a refused split when the partition is too small to cut)."""
-    d = qi.shape[1]
-    m = e - s
-    count = 0
-    for a in range(d):
-        if width[a] <= 0 or hi[a] <= lo[a]:
-            continue
-        size = hi[a] - lo[a] + 1
-        hist = np.zeros(size, dtype=np.int64)
-        for i in range(s, e):
-            hist[qi[idx[i], a] - lo[a]] += 1
-        cum = 0
-        split = 0
-        for v in range(size):
-            cum += hist[v]
-            if 2 * cum >= m:
-                split = v
-                break
-        n_left = cum
-        if n_left == m:
-            n_left = cum - hist[split]
-        if 0 < n_left < m:
-            count += 1
-    return count
 
 
 def look_ahead_groups(
@@ -219,12 +69,16 @@ def look_ahead_groups(
     ``qi`` (n, d) integer codes; ``sens`` sensitive codes; ``constrained`` bool mask over the
     sensitive domain; ``width`` the code range of each column (normalizes the ranges).
     """
-    return _mondrian_plus_kernel(
+    # Mondrian's kernel with the look-ahead acceptance test: the same dimension order, median
+    # and strict cut, so Mondrian and Mondrian+ differ only in that test
+    return _mondrian_kernel(
         np.ascontiguousarray(qi, dtype=np.int64),
         np.ascontiguousarray(sens, dtype=np.int64),
         np.ascontiguousarray(constrained, dtype=np.bool_),
         np.ascontiguousarray(width, dtype=np.int64),
+        1,
         int(l),
+        True,
     )
 
 
