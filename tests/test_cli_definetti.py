@@ -98,3 +98,9 @@ def test_data_that_does_not_match(release_dir, tmp_path, cli):
     frame.drop(columns=["occupation"]).to_csv(no_col, index=False)
     code, _, err = cli(["attack", "definetti", str(release_dir), "--data", str(no_col)])
     assert code == 2 and "lacks column(s) ['occupation']" in err
+    strange = frame.copy()
+    strange.loc[3, "occupation"] = "Astronaut"
+    odd = tmp_path / "odd.csv"
+    strange.to_csv(odd, index=False)
+    code, _, err = cli(["attack", "definetti", str(release_dir), "--data", str(odd)])
+    assert code == 2 and "['Astronaut']" in err and "domain lacks" in err

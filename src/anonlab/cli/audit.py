@@ -9,7 +9,15 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table as RichTable
 
-from anonlab.cli.common import JSON, emit_json, err, open_release, out, split_list
+from anonlab.cli.common import (
+    JSON,
+    emit_json,
+    err,
+    open_release,
+    out,
+    split_list,
+    truth_from_data,
+)
 from anonlab.errors import AnonlabError
 
 
@@ -53,9 +61,7 @@ def audit_command(
 
     release = open_release(release_dir)
     if data is not None:
-        from anonlab.cli.definetti import _truth_from_data
-
-        _truth_from_data(release, data)  # the release must be this table's
+        truth_from_data(release, data)  # the release must be this table's
     if not 0 < min_exp < 1:
         raise AnonlabError(f"--min-exp must be in (0, 1), got {min_exp}")
     chosen = split_list(stages)

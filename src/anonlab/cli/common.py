@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import typer
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -199,3 +201,43 @@ attack_app = typer.Typer(
     help="Attacks on a release: what an adversary can infer.", no_args_is_help=True
 )
 app.add_typer(attack_app, name="attack")
+
+
+def truth_from_data(release, data: Path) -> np.ndarray:
+    """The original's sensitive codes, after checking it is the release's table row by row
+    (``--data ORIGINAL`` of the attack and audit commands)."""
+    from anonlab.table import read_frame
+
+    frame = read_frame(data)
+    table = release.table
+    if len(frame) != table.n_rows:
+        raise AnonlabError(
+            f"--data {str(data)!r} has {len(frame):,} rows but the release has "
+            f"{table.n_rows:,}; give the original table the release was made from"
+        )
+    needed = [*release.quasi_identifiers, release.sensitive]
+    missing = [c for c in needed if c not in frame.columns]
+    if missing:
+        raise AnonlabError(
+            f"--data {str(data)!r} lacks column(s) {missing}; the release needs {needed}"
+        )
+    for name in release.quasi_identifiers:
+        ours = table.column(name).astype(str)
+        theirs = frame[name].astype(str).to_numpy()
+        bad = np.flatnonzero(ours != theirs)
+        if len(bad):
+            i = int(bad[0])
+            raise AnonlabError(
+                f"release and --data do not match: row {i} has {name} = {theirs[i]!r} in the "
+                f"data but {ours[i]!r} in the release ({len(bad):,} rows differ)"
+            )
+    labels = [str(v) for v in table.values[release.sensitive]]
+    values = frame[release.sensitive].astype(str).to_numpy()
+    codes = pd.Index(labels).get_indexer(values)  # -1 where the value is not in the domain
+    if (codes < 0).any():
+        unknown = sorted(set(values[codes < 0]))
+        raise AnonlabError(
+            f"--data column {release.sensitive!r} has value(s) {unknown[:5]} that the release's "
+            f"domain lacks ({labels})"
+        )
+    return codes.astype(np.int64)

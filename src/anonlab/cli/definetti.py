@@ -11,52 +11,13 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table as RichTable
 
-from anonlab.cli.common import JSON, emit_json, err, open_release, out
+from anonlab.cli.common import JSON, emit_json, err, open_release, out, truth_from_data
 from anonlab.errors import AnonlabError
 
 
 def register(app: typer.Typer, attack_app: typer.Typer) -> None:
     """Add ``attack definetti`` to the ``attack`` group."""
     attack_app.command("definetti")(attack_definetti)
-
-
-def _truth_from_data(release, data: Path) -> np.ndarray:
-    """The original's sensitive codes, after checking it is the release's table row by row."""
-    from anonlab.table import read_frame
-
-    frame = read_frame(data)
-    table = release.table
-    if len(frame) != table.n_rows:
-        raise AnonlabError(
-            f"--data {str(data)!r} has {len(frame):,} rows but the release has "
-            f"{table.n_rows:,}; give the original table the release was made from"
-        )
-    needed = [*release.quasi_identifiers, release.sensitive]
-    missing = [c for c in needed if c not in frame.columns]
-    if missing:
-        raise AnonlabError(
-            f"--data {str(data)!r} lacks column(s) {missing}; the release needs {needed}"
-        )
-    for name in release.quasi_identifiers:
-        ours = table.column(name).astype(str)
-        theirs = frame[name].astype(str).to_numpy()
-        bad = np.flatnonzero(ours != theirs)
-        if len(bad):
-            i = int(bad[0])
-            raise AnonlabError(
-                f"release and --data do not match: row {i} has {name} = {theirs[i]!r} in the "
-                f"data but {ours[i]!r} in the release ({len(bad):,} rows differ)"
-            )
-    labels = [str(v) for v in table.values[release.sensitive]]
-    index = {v: i for i, v in enumerate(labels)}
-    values = frame[release.sensitive].astype(str).to_numpy()
-    unknown = sorted(set(values) - set(index))
-    if unknown:
-        raise AnonlabError(
-            f"--data column {release.sensitive!r} has value(s) {unknown[:5]} that the release's "
-            f"domain lacks ({labels})"
-        )
-    return np.array([index[v] for v in values], dtype=np.int64)
 
 
 def _write_records(path: Path, release, result, truth: np.ndarray) -> None:
@@ -127,7 +88,7 @@ def attack_definetti(
     if records is not None and records.suffix.lower() not in (".parquet", ".csv"):
         raise AnonlabError(f"--records {str(records)!r}: use a .parquet or .csv file name")
     truth_all = (
-        release.table.codes[release.sensitive] if data is None else _truth_from_data(release, data)
+        release.table.codes[release.sensitive] if data is None else truth_from_data(release, data)
     )
     rows = choose_targets(
         release, None if all_records else min(targets, release.table.n_rows), seed=seed
