@@ -139,15 +139,15 @@ def _log_posterior(counts: np.ndarray, prior: float) -> float:
 @njit(cache=True)
 def _exact_update(
     cells, assign, counts, logk, logphi, collapsed, lo, m, order, perms, p_lo, p_hi, state, c,
-    post, slot, keep,
+    post, slot, keep, vals, table, score,
 ):  # fmt: skip
     """Redraw one group's permutation from its exact conditional (Algorithm 2, enumerated).
 
     Collapsed: ``counts`` exclude the group and a member's factor is ``n + prior`` (read from
     ``logk``); uncollapsed: the parameters are fixed and the factor is ``φ`` (``logphi``).
+    ``vals``, ``table`` and ``score`` are the chain's scratch buffers (no allocation per group).
     """
     n_feat = cells.shape[1]
-    vals = np.empty(m, dtype=np.int64)
     for a in range(m):
         vals[a] = assign[order[lo + a]]
     distinct = True
@@ -156,9 +156,7 @@ def _exact_update(
             if vals[a] == vals[b]:
                 distinct = False
     n_perm = p_hi - p_lo
-    score = np.empty(n_perm)
     if distinct or not collapsed:
-        table = np.empty((m, m))
         for a in range(m):
             r = order[lo + a]
             for b in range(m):
@@ -188,7 +186,9 @@ def _exact_update(
                             extra += 1
                     acc += logk[counts[cells[r, f], v] + extra]
             score[p] = acc
-    top = score.max()
+    top = score[0]
+    for p in range(1, n_perm):
+        top = max(top, score[p])
     total = 0.0
     for p in range(n_perm):
         score[p] = math.exp(score[p] - top)
@@ -291,6 +291,9 @@ def _run_chain(
             counts[cells[r, f], assign[r]] += 1
     n_groups = ptr.shape[0] - 1
     logphi = np.zeros((n_cells, n_values))
+    vals = np.empty(max(exact_max, 1), dtype=np.int64)  # scratch for the exact group draws
+    table = np.empty((max(exact_max, 1), max(exact_max, 1)))
+    score = np.empty(perms.shape[0])
     logk = np.empty(n + 2)  # log(k + prior) for every count k a cell can hold
     for k in range(n + 2):
         logk[k] = math.log(k + prior)
@@ -309,7 +312,7 @@ def _run_chain(
                             counts[cells[r, f], assign[r]] -= 1
                 _exact_update(
                     cells, assign, counts, logk, logphi, collapsed, lo, m, order, perms,
-                    perm_ptr[m], perm_ptr[m + 1], state, c, post, slot, keep,
+                    perm_ptr[m], perm_ptr[m + 1], state, c, post, slot, keep, vals, table, score,
                 )  # fmt: skip
                 if collapsed:
                     for a in range(m):
