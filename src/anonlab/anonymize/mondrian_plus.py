@@ -70,10 +70,11 @@ def look_ahead_groups(
     sensitive domain; ``width`` the code range of each column (normalizes the ranges).
     """
     # Mondrian's kernel with the look-ahead acceptance test: the same dimension order, median
-    # and strict cut, so Mondrian and Mondrian+ differ only in that test
+    # and strict cut, so Mondrian and Mondrian+ differ only in that test. The kernel permutes
+    # its (d, n) columns and the sensitive codes in place: hand it copies.
     return _mondrian_kernel(
-        np.ascontiguousarray(qi, dtype=np.int64),
-        np.ascontiguousarray(sens, dtype=np.int64),
+        np.array(np.asarray(qi).T, order="C"),
+        np.array(sens, dtype=np.int64),
         np.ascontiguousarray(constrained, dtype=np.bool_),
         np.ascontiguousarray(width, dtype=np.int64),
         1,
