@@ -70,11 +70,14 @@ def probability(buckets, target, knowledge):
     return F(int((ok & x[:, col[target]]).sum()), int(ok.sum()))
 
 
-def brute_same_consequent(buckets, k):
-    """Max over targets C and multisets of k antecedents of Pr(C | B, AND(A_i -> C))."""
+def brute_same_consequent(buckets, k, persons=None):
+    """Max over targets C (about one of ``persons``; default everyone) and multisets of k
+    antecedents of Pr(C | B, AND(A_i -> C))."""
     x, atoms = truth(buckets)
     best = F(0)
     for c in range(len(atoms)):
+        if persons is not None and atoms[c][0] not in persons:
+            continue
         xc = x[:, c]
         for ants in itertools.combinations_with_replacement(range(len(atoms)), k):
             ok = np.ones(len(x), dtype=bool)
@@ -106,9 +109,10 @@ def brute_simple(buckets, k):
     return best
 
 
-def brute_negations(buckets, k):
+def brute_negations(buckets, k, persons=None):
     x, atoms = truth(buckets)
     best = F(0)
+    cols = [i for i, (p, _) in enumerate(atoms) if persons is None or p in persons]
     # fewer than k negations: the rest may be vacuous (a tautology is a basic implication)
     subsets = (ants for j in range(k + 1) for ants in itertools.combinations(range(len(atoms)), j))
     for ants in subsets:
@@ -117,7 +121,7 @@ def brute_negations(buckets, k):
             ok &= ~x[:, a]
         den = int(ok.sum())
         if den:
-            num = (x & ok[:, None]).sum(axis=0)
+            num = (x[:, cols] & ok[:, None]).sum(axis=0)
             best = max(best, F(int(num.max()), den))
     return best
 
@@ -313,6 +317,34 @@ def test_negations_equal_brute_force(buckets, k):
     assert r.value == brute_negations(buckets, k)
     knowledge = [((s.if_record, s.if_value), None) for s in r.statements]
     assert probability(buckets, (r.record, r.sensitive_value), knowledge) == r.value
+
+
+def persons_of(buckets):
+    start = np.cumsum([0] + [len(b) for b in buckets])
+    return [set(range(start[g], start[g + 1])) for g in range(len(buckets))]
+
+
+@SETTINGS
+@given(small_buckets, st.integers(0, 3))
+def test_by_group_equals_brute_force(buckets, k):
+    """Per target group, past the k at which the maximum reaches 1 too: a group keeps its own
+    value until k atoms can rule out a whole bucket (this one or another)."""
+    release = make_release(buckets)
+    imp = disclosure_by_group(release, k, exact=True)
+    neg = disclosure_by_group(release, k, language="negations", exact=True)
+    for g, persons in enumerate(persons_of(buckets)):
+        assert imp[g] == brute_same_consequent(buckets, k, persons)
+        assert neg[g] == brute_negations(buckets, k, persons)
+
+
+def test_by_group_past_the_smallest_bucket():
+    """{a,b} and {c,d,e,f}: the maximum is 1 from k = 1; the second group is pinned only at
+    k = 2 ("record 0 has a -> target has c", "record 0 has b -> target has c")."""
+    release = make_release([["a", "b"], ["c", "d", "e", "f"]])
+    assert disclosure_by_group(release, 1, exact=True) == [F(1), F(2, 5)]
+    assert disclosure_by_group(release, 2, exact=True) == [F(1), F(1)]
+    # negations about the target only: 1/(4 - k)
+    assert disclosure_by_group(release, 2, language="negations", exact=True) == [F(1), F(1, 2)]
 
 
 @SETTINGS

@@ -137,6 +137,7 @@ def test_stages_cover_every_attack():
 def test_report_is_identical_when_re_run(nobody_at_risk):
     kw = dict(stages=["definetti", "worst-case", "utility"], targets=10, chains=2, sweeps=10)
     kw |= dict(k_max=2, queries=50)
+
     def page() -> str:  # everything but the measured run times
         return re.sub(r"\d+\.\d+ s</p>", " s</p>", render_html(audit(nobody_at_risk, **kw)))
 

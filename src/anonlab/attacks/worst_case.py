@@ -262,7 +262,8 @@ def disclosure_by_group(
     ndarray of shape (n_groups,), float64, or, with ``exact=True``, a list of Fractions.
     """
     release, k, language, exact = _check(release, k, language, exact)
-    return _Core(release, k, language, exact).by_group(k)
+    # No cap: a group keeps its own value below 1 past the k at which the *maximum* reaches 1
+    return _Core(release, k, language, exact, cap=False).by_group(k)
 
 
 def _check(release, k, language, exact, name="k"):
@@ -371,7 +372,9 @@ def _conv(L: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 class _Core:
     """Shared state of one computation: profiles, MINIMIZE1 tables, knapsack tree."""
 
-    def __init__(self, release: Release, k: int, language: str, exact: bool) -> None:
+    def __init__(
+        self, release: Release, k: int, language: str, exact: bool, *, cap: bool = True
+    ) -> None:
         self.release = release
         self.language = language
         self.exact = exact
@@ -383,8 +386,11 @@ class _Core:
         self.order = np.argsort(-hist, axis=1, kind="stable")  # s_b^0, s_b^1, ... (codes)
         counts = np.take_along_axis(hist, self.order, axis=1)
         self.distinct = (hist > 0).sum(axis=1)
-        # Disclosure is 1 once some bucket has at most k + 1 distinct values (notes §7.6(2)).
-        self.k_cap = int(self.distinct.min()) - 1
+        # The maximum is 1 once some bucket has at most k + 1 distinct values (notes §7.6(2)),
+        # so the curve stops there. Per group it does not: a target in a bucket with many
+        # values is pinned only when the k atoms can rule out a whole bucket (this one or
+        # another), so the per-group diagnosis runs the full k (``cap=False``).
+        self.k_cap = int(self.distinct.min()) - 1 if cap else k
         self.K = min(k, self.k_cap)
         width = self.K + 2
         if counts.shape[1] < width:

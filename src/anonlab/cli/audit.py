@@ -6,8 +6,18 @@ import json
 from pathlib import Path
 
 import typer
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    Progress,
+    SpinnerColumn,
+    Task,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table as RichTable
+from rich.text import Text
 
 from anonlab.cli.common import (
     JSON,
@@ -24,6 +34,66 @@ from anonlab.errors import AnonlabError
 def register(app: typer.Typer, attack_app: typer.Typer) -> None:
     """Add ``audit`` to the top-level app."""
     app.command("audit")(audit_command)
+
+
+class _StageSpinner(SpinnerColumn):
+    """A spinner for the running stage, a dot for a waiting one, a tick for a finished one."""
+
+    def render(self, task: Task) -> Text:
+        return Text("·", style="dim") if not task.started else super().render(task)
+
+
+class AuditProgress:
+    """The audit's progress on a terminal: one line per stage, in the order they run.
+
+    Each stage is a task that starts as pending; the running stage shows a bar with its
+    iterations when it reports them (:class:`anonlab.report.audit.StageProgress` "advance"
+    events: the deFinetti sweeps, the worst case's values of k) and otherwise a spinner with the
+    elapsed time; a finished stage shows its verdict. Use as a context manager; pass
+    :meth:`update` as ``on_progress`` to :func:`anonlab.report.audit`.
+    """
+
+    def __init__(self, stages: list[str], console: Console) -> None:
+        self.progress = Progress(
+            _StageSpinner(finished_text="[green]✓[/]"),
+            TextColumn("{task.description:<16}"),
+            BarColumn(),
+            TextColumn("{task.fields[count]:>9}"),
+            TextColumn("{task.fields[status]:<8}"),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        )
+        self.tasks: dict[str, TaskID] = {
+            name: self.progress.add_task(name, total=None, start=False, status="waiting", count="")
+            for name in stages
+        }
+
+    def __enter__(self) -> AuditProgress:
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()
+
+    def update(self, event) -> None:
+        """Show one :class:`~anonlab.report.audit.StageProgress` event."""
+        task = self.tasks[event.stage]
+        if event.event == "start":
+            self.progress.start_task(task)
+            self.progress.update(task, status="running")
+        elif event.event == "advance":
+            self.progress.update(
+                task,
+                completed=event.completed,
+                total=event.total,
+                count=f"{event.completed}/{event.total}",
+            )
+        else:  # done
+            verdict = event.finding.verdict if event.finding is not None else "done"
+            total = self.progress.tasks[task].total or 1
+            self.progress.update(task, total=total, completed=total, status=verdict)
+            self.progress.stop_task(task)
 
 
 def audit_command(
@@ -43,7 +113,12 @@ def audit_command(
     targets: int = typer.Option(1000, "--targets", help="deFinetti: random targets."),
     chains: int = typer.Option(4, "--chains", help="deFinetti: chains."),
     sweeps: int = typer.Option(100, "--sweeps", help="deFinetti: sweeps per chain."),
-    k_max: int = typer.Option(6, "--k-max", help="Worst case: largest k."),
+    k_max: int = typer.Option(6, "--k-max", help="Worst case: largest k of the curve."),
+    worst_case_k: int = typer.Option(
+        1,
+        "--worst-case-k",
+        help="Worst case: the verdict's k (records above the promise after k implications).",
+    ),
     queries: int = typer.Option(10_000, "--queries", help="COUNT queries in the workload."),
     min_exp: float = typer.Option(0.9, "--min-exp", help="Negative rules: minExp in (0, 1)."),
     foreground_attributes: int = typer.Option(
@@ -74,42 +149,28 @@ def audit_command(
     for path, name in ((report, "--report"), (summary, "--summary")):
         if not path.parent.is_dir():
             raise AnonlabError(f"{name} {str(path)!r}: folder {str(path.parent)!r} does not exist")
-    n_stages = len(chosen or STAGES)
-    bar = None
-    if not as_json and err.is_terminal:
-        bar = Progress(
-            TextColumn("audit"),
-            BarColumn(),
-            TextColumn("{task.completed}/{task.total} {task.description}"),
-            TimeElapsedColumn(),
-            console=err,
-            transient=True,
+    if not 0 <= worst_case_k <= k_max:
+        raise AnonlabError(
+            f"--worst-case-k must be between 0 and --k-max ({k_max}), got {worst_case_k}"
         )
-        bar.start()
-        task = bar.add_task("", total=n_stages)
-        done = [0]
-
-        def step(name: str) -> None:
-            bar.update(task, completed=done[0], description=name)
-            done[0] += 1
-
-    try:
-        result = audit(
-            release,
-            stages=chosen,
-            targets=targets,
-            chains=chains,
-            sweeps=sweeps,
-            k_max=k_max,
-            queries=queries,
-            min_expectation=min_exp,
-            foreground_attributes=foreground_attributes or None,
-            seed=seed,
-            progress=None if bar is None else step,
-        )
-    finally:
-        if bar is not None:
-            bar.stop()
+    show = not as_json and err.is_terminal
+    kwargs = dict(
+        stages=chosen,
+        targets=targets,
+        chains=chains,
+        sweeps=sweeps,
+        k_max=k_max,
+        worst_case_k=worst_case_k,
+        queries=queries,
+        min_expectation=min_exp,
+        foreground_attributes=foreground_attributes or None,
+        seed=seed,
+    )
+    if show:
+        with AuditProgress(list(chosen or STAGES), err) as bar:
+            result = audit(release, on_progress=bar.update, **kwargs)
+    else:
+        result = audit(release, **kwargs)
     write_html(result, report, title=f"anonlab audit of {release_dir}")
     payload = result.to_json()
     atomic_write_text(summary, json.dumps(payload, indent=2, ensure_ascii=False) + "\n")

@@ -16,6 +16,9 @@ Choices (documented in docs/audit.md):
   above the promise (the publisher's view: confident wrong guesses are reported separately as
   confident records where the attack gives them). For the sampled deFinetti posterior "above"
   means by more than the Monte-Carlo noise: 0.01 or three between-chain standard errors.
+* The worst case (Martin et al.) is judged at ``worst_case_k`` basic implications (default 1):
+  (c,k)-safety with ``c`` = the promise; the curve to ``k_max`` is shown beside it (see
+  :func:`_worst_case`).
 * Attacks are scored against the publisher's copy of the original (the release's table), never
   read by the attacks themselves.
 """
@@ -193,7 +196,12 @@ def _definetti(release: Release, opts: dict) -> Finding:
     n = release.table.n_rows
     rows = choose_targets(release, min(opts["targets"], n), seed=opts["seed"])
     res = definetti_attack(
-        release, targets=rows, chains=opts["chains"], sweeps=opts["sweeps"], seed=opts["seed"]
+        release,
+        targets=rows,
+        chains=opts["chains"],
+        sweeps=opts["sweeps"],
+        seed=opts["seed"],
+        progress=opts.get("tick"),  # chunked sampling, the same result
     )
     truth = release.table.codes[release.sensitive][rows]
     bound, words = promise(release)
@@ -459,41 +467,112 @@ def _algorithm(release: Release, opts: dict) -> Finding:
 
 
 def _worst_case(release: Release, opts: dict) -> Finding:
+    """Martin et al.'s worst case, judged at a small budget of background knowledge.
+
+    Martin, Kifer, Machanavajjhala, Gehrke and Halpern (ICDE 2007) define (c,k)-safety
+    (Definition 13): maximum disclosure under ``k`` basic implications below a threshold ``c``;
+    the paper leaves ``c`` and ``k`` to the publisher. The audit's verdict takes ``c`` = the
+    release's promise (:func:`promise`, e.g. ``1/ℓ``) and ``k`` = ``worst_case_k`` (default 1:
+    one basic implication, e.g. "if Bob has flu then Ann has flu"): a record is *at risk* when
+    the maximum disclosure with the target in its group (:func:`disclosure_by_group`; the
+    implications may speak of anyone) exceeds the promise after ``worst_case_k`` implications.
+
+    Judging at ``k = k_max`` instead flags almost every record of any ℓ-diverse release: a group
+    with ``d`` distinct values is pinned by ``d - 1`` implications, so with ``k_max >= ℓ - 1``
+    every group with exactly ℓ values reaches disclosure 1, and the count says nothing about one
+    release against another. At ``k = 1`` a group whose most frequent value already sits at the
+    promise is still exceeded (any one fact raises it), while a group with slack below the
+    promise passes. The whole curve ``k = 0..k_max`` (both languages) is still computed and
+    shown, with, per record, the smallest ``k`` at which its group exceeds the promise and the
+    smallest at which its value becomes certain. Without ℓ or m the threshold is the group's
+    random-worlds maximum (its disclosure at k = 0): disclosure speaks of the group's most
+    exposed value, not of the record's own.
+    """
     from anonlab.attacks.worst_case import (
         disclosure_by_group,
         disclosure_curve,
         maximum_disclosure,
     )
 
-    k_max = opts["k_max"]
+    k_max, k_verdict = opts["k_max"], opts["worst_case_k"]
+    tick = opts.get("tick")
     curve = {lang: disclosure_curve(release, k_max, language=lang)
              for lang in ("implications", "negations")}  # fmt: skip
     bound, words = promise(release)
-    per_group = np.asarray(disclosure_by_group(release, k_max), dtype=np.float64)
-    risk = per_group[release.group] > bound + 1e-9
-    at_k1 = np.asarray(disclosure_by_group(release, 1), dtype=np.float64)[release.group]
+    # Disclosure is about the group's most exposed value, not the record's own: compare it with
+    # the group's largest promise (the same 1/ℓ for every record; without ℓ or m, the group's
+    # random-worlds maximum, so no record is at risk at k = 0).
+    group_bound = np.zeros(release.n_groups, dtype=np.float64)
+    np.maximum.at(group_bound, release.group, bound)
+    bound = group_bound[release.group]
+    n = release.table.n_rows
+    first_above = np.full(n, -1, dtype=np.int64)  # smallest k above the promise; -1: none <= K
+    first_certain = np.full(n, -1, dtype=np.int64)  # smallest k with disclosure 1
+    above_by_k = []
+    for k in range(k_max + 1):
+        per_group = np.asarray(disclosure_by_group(release, k), dtype=np.float64)
+        per_record = per_group[release.group]
+        above = per_record > bound + 1e-9
+        first_above[(first_above < 0) & above] = k
+        first_certain[(first_certain < 0) & (per_record >= 1 - 1e-12)] = k
+        above_by_k.append(int(above.sum()))
+        if tick is not None:
+            tick(k + 1, k_max + 1)
+    risk = (first_above >= 0) & (first_above <= k_verdict)
+    implications = curve["implications"]
+    never = int((first_above < 0).sum())
+    witness = maximum_disclosure(release, k_verdict)
+    worst = []
+    if witness.record is not None:
+        worst.append(
+            {
+                "record": witness.record,
+                "group": witness.group,
+                "known": "; ".join(witness.sentences) or "nothing",
+                "inferred": witness.sensitive_value,
+                "probability": float(witness.value),
+                "random_worlds": float(witness.prior),
+                "correct": bool(
+                    str(release.table.column(release.sensitive)[witness.record])
+                    == witness.sensitive_value
+                ),
+            }
+        )
     return Finding(
         key="worst-case",
         title="Worst-case background knowledge",
         paper="Martin, Kifer, Machanavajjhala, Gehrke, Halpern, ICDE 2007",
-        attacker=f"knows every record's group and up to k = {k_max} basic implications about "
-        "anyone's sensitive values",
-        promise=words,
+        attacker=f"knows every record's group and k basic implications about anyone's sensitive "
+        f"values; the verdict is at k = {k_verdict}, the curve runs to k = {k_max}",
+        promise=f"{words}, against k = {k_verdict} implication(s) ((c,k)-safety, c = the promise)",
         verdict="at risk" if risk.any() else "pass",
-        headline=f"maximum disclosure {curve['implications'][0]:.3f} with no knowledge, "
-        f"{curve['implications'][1]:.3f} after 1 implication, "
-        f"{curve['implications'][k_max]:.3f} after {k_max}; "
-        f"{int(risk.sum()):,} records in groups above {words} at k = {k_max}",
+        headline=f"{int(risk.sum()):,} records in groups above {words} after {k_verdict} "
+        f"implication(s) (maximum disclosure {implications[k_verdict]:.3f}); "
+        f"maximum disclosure {implications[0]:.3f} with no knowledge, "
+        f"{implications[k_max]:.3f} after {k_max}; {above_by_k[k_max]:,} records above the "
+        f"promise at k = {k_max}",
         at_risk=int(risk.sum()),
-        considered=release.table.n_rows,
-        strongest=f"with one implication: {maximum_disclosure(release, 1).explain()}",
+        considered=n,
+        strongest=witness.explain(),
         measures={
-            "curve_implications": curve["implications"],
+            "verdict_k": k_verdict,
+            "curve_implications": implications,
             "curve_negations": curve["negations"],
-            "records_above_promise_at_k1": int((at_k1 > bound + 1e-9).sum()),
+            "records_above_promise_by_k": above_by_k,
+            "records_above_promise_at_k1": above_by_k[1],
+            "smallest_k_above_promise": {
+                **{str(k): int((first_above == k).sum()) for k in range(k_max + 1)},
+                f"> {k_max}": never,
+            },
+            "smallest_k_certain": {
+                **{str(k): int((first_certain == k).sum()) for k in range(k_max + 1)},
+                f"> {k_max}": int((first_certain < 0).sum()),
+            },
         },
+        baseline={"max_disclosure_k0": float(implications[0])},
+        worst=worst,
         plot={"kind": "curve", "curves": curve, "label": "maximum disclosure against k"},
-        settings={"k_max": k_max},
+        settings={"k_max": k_max, "worst_case_k": k_verdict},
     )
 
 
@@ -555,6 +634,26 @@ RUNNERS: dict[str, Callable[[Release, dict], Finding]] = {
 }
 
 
+@dataclass(frozen=True)
+class StageProgress:
+    """One progress event of :func:`audit`, for a progress bar drawn by the caller.
+
+    ``event`` is ``"start"`` (before the stage runs), ``"advance"`` (the stage has done
+    ``completed`` of ``total`` iterations: the deFinetti sweeps, the worst case's values of k;
+    other stages send none) or ``"done"`` (with its ``finding``). ``index`` counts the stages
+    run from 0; ``stages`` is how many run. The audit itself draws nothing: this module stays
+    free of terminal code (the command line draws the bar, ``anonlab.cli.audit``).
+    """
+
+    stage: str
+    index: int
+    stages: int
+    event: str
+    completed: int | None = None
+    total: int | None = None
+    finding: Finding | None = None
+
+
 def audit(
     release: Release,
     *,
@@ -563,11 +662,13 @@ def audit(
     chains: int = 4,
     sweeps: int = 100,
     k_max: int = 6,
+    worst_case_k: int = 1,
     queries: int = 10_000,
     min_expectation: float = 0.9,
     foreground_attributes: int | None = 1,
     seed: int = 0,
     progress: Callable[[str], None] | None = None,
+    on_progress: Callable[[StageProgress], None] | None = None,
 ) -> Audit:
     """Run every stage of :data:`STAGES` (or ``stages``) on ``release``.
 
@@ -581,6 +682,10 @@ def audit(
         The deFinetti attack's budget (random targets, chains, sweeps per chain).
     k_max : int
         Largest number of basic implications for the worst-case curve.
+    worst_case_k : int
+        The worst case's verdict: records whose group's maximum disclosure after this many
+        basic implications exceeds the promise are at risk (Martin et al.'s (c,k)-safety with
+        ``c`` = the promise; default 1, see docs/audit.md). At most ``k_max``.
     queries : int
         COUNT queries in the workload.
     min_expectation : float
@@ -593,6 +698,9 @@ def audit(
         Seeds targets, chains and the workload; stored in the settings.
     progress : callable, optional
         Called with each stage's name before it runs.
+    on_progress : callable, optional
+        Called with a :class:`StageProgress` when each stage starts, advances and ends (for a
+        progress bar). Neither callback changes the result.
     """
     stages = list(STAGES if stages is None else stages)
     unknown = [s for s in stages if s not in RUNNERS]
@@ -603,6 +711,7 @@ def audit(
         "chains": check_int("chains", chains, minimum=1),
         "sweeps": check_int("sweeps", sweeps, minimum=2),
         "k_max": check_int("k_max", k_max, minimum=1),
+        "worst_case_k": check_int("worst_case_k", worst_case_k, minimum=0),
         "queries": check_int("queries", queries, minimum=1),
         "min_expectation": check_float("min_expectation", min_expectation),
         "foreground_attributes": None
@@ -610,15 +719,27 @@ def audit(
         else check_int("foreground_attributes", foreground_attributes, minimum=1),
         "seed": check_seed(seed),
     }
+    if opts["worst_case_k"] > opts["k_max"]:
+        raise AnonlabError(
+            f"parameter 'worst_case_k' = {worst_case_k} exceeds k_max = {k_max}; the verdict's "
+            "k must lie on the curve 0..k_max"
+        )
     if release.table.n_rows == 0:
         raise AnonlabError("the release has no records to audit")
     findings = []
-    for name in stages:
+    for index, name in enumerate(stages):
         if progress is not None:
             progress(name)
+        tick = None
+        if on_progress is not None:
+            on_progress(StageProgress(name, index, len(stages), "start"))
+
+            def tick(done: int, total: int, name: str = name, index: int = index) -> None:
+                on_progress(StageProgress(name, index, len(stages), "advance", done, total))
+
         t0 = time.perf_counter()
         try:
-            finding = RUNNERS[name](release, opts)
+            finding = RUNNERS[name](release, {**opts, "tick": tick})
         except AnonlabError as exc:  # the stage does not apply to this release
             finding = Finding(
                 key=name,
@@ -631,6 +752,8 @@ def audit(
             )
         finding.seconds = time.perf_counter() - t0
         findings.append(finding)
+        if on_progress is not None:
+            on_progress(StageProgress(name, index, len(stages), "done", finding=finding))
     info = {
         "algorithm": release.manifest.get("algorithm"),
         "parameters": release.manifest.get("parameters", {}),
