@@ -57,7 +57,7 @@ def test_compare_json_files_and_progress(csv, tmp_path, cli):
     for r, p in zip(ok, placed, strict=True):
         assert r["pareto"] == (not any(dominated(p, q) for q in placed))
         assert r["strongest_attack"] in ("definetti", "foreground", "negative-rules",
-                                         "worst-case", "algorithm")  # fmt: skip
+                                         "algorithm")  # fmt: skip
         assert r["at_risk_share"] == pytest.approx(r["at_risk"] / r["considered"])
         folder = out / r["name"]
         assert (folder / "audit.html").is_file() and (folder / "audit.json").is_file()

@@ -17,6 +17,7 @@ from anonlab.errors import AnonlabError
 from anonlab.release_io import load_release
 from anonlab.report.compare import (
     ATTACK_STAGES,
+    BOUND_STAGES,
     check_algorithms,
     compare,
     pareto_optimal,
@@ -180,12 +181,15 @@ def test_rows_read_their_own_audit(adult_comparison, sample):
         shares = {
             f.key: f.at_risk / f.considered
             for f in r.audit.findings
-            if f.key in ATTACK_STAGES and f.verdict != "skipped"
+            if f.key in ATTACK_STAGES and f.key not in BOUND_STAGES and f.verdict != "skipped"
         }
         assert shares, "some attack applies to every release"
         assert r.at_risk_share == pytest.approx(max(shares.values()))
         assert shares[r.strongest_attack] == max(shares.values())
-        assert r.strongest_attack not in ("checks", "risk", "utility")
+        assert r.strongest_attack not in ("checks", "risk", "utility", "worst-case")
+        # the worst-case bound is reported beside the attacks, never chosen as the strongest
+        bound = r.audit.finding("worst-case")
+        assert r.attacks["worst-case"]["share"] == pytest.approx(bound.at_risk / bound.considered)
         best = r.audit.finding(r.strongest_attack)
         assert (r.at_risk, r.considered) == (best.at_risk, best.considered)
         error = r.audit.finding("utility").measures["workload-error"]["mean_relative_error"]
