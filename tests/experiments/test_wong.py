@@ -138,3 +138,75 @@ def test_check_claims_structure():
     claims = wong.check_claims(head, n_sensitive=1566)
     assert all(set(c) == {"claim", "ok", "detail"} for c in claims)
     assert all(c["ok"] for c in claims)
+
+
+def test_figures_injector_branch_matches_direct_attack(frame):
+    """The Injector rows of the sweep equal the attack run directly on the same Injector
+    release; a refused setting (ℓ = 10: records no bucket protects) is a row with the reason."""
+    figs = wong.figures(
+        sizes=(4,),
+        rs=(2, 10),
+        algorithms=("injector", "injector-suppress"),
+        frame=frame,
+        min_support=400,
+        n_queries=20,
+    )
+    row = figs[(figs.algorithm == "injector") & (figs.r == 2)].iloc[0]
+    assert 0.0 <= row.problematic_sensitive <= 1.0
+    assert 0.0 <= row.false_positive <= 1.0
+    table, merged = wong.adult_tables(4, hierarchy_set=wong.HIERARCHY_SET, frame=frame)
+    rel = wong.injector_release(table, merged, 2)
+    assert rel.table is table and rel.manifest["algorithm"] == "injector"
+    res = wong.attack(rel, min_support=400)
+    low = wong.is_low(table)
+    direct = float((res.problematic(2) & low).sum() / low.sum())
+    assert row.problematic_sensitive == pytest.approx(direct, abs=1e-12)
+    assert row.average_breach == pytest.approx(res.p_star[low].mean(), abs=1e-12)
+    assert row.groups == rel.n_groups and row.suppressed_records == 0
+    # Injector at ℓ = 2 on the merged labels: every group holds at most one low record
+    per_group = np.bincount(rel.group, weights=low, minlength=rel.n_groups)
+    assert per_group.max() <= 1
+    refused = figs[(figs.algorithm == "injector") & (figs.r == 10)].iloc[0]
+    assert refused.note.startswith("IneligibleError") and np.isnan(refused.problematic_sensitive)
+    sup = figs[(figs.algorithm == "injector-suppress") & (figs.r == 10)].iloc[0]
+    n_bad = int(refused.note.split(":")[1].split(" of ")[0])  # "375 of 5000 records ..."
+    assert sup.suppressed_records == n_bad > 0
+    assert 0 <= sup.suppressed_sensitive <= sup.suppressed_records
+    claims = wong.check_claims(figs=figs)
+    assert any(
+        c["claim"] == "injector, r=10: a release at every QI size" and not c["ok"] for c in claims
+    )
+
+
+def test_best_mate_brute_force():
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        group = rng.integers(0, 6, size=25)
+        f = rng.integers(0, 4, size=25) / 4  # many ties
+        mate = wong._best_mate(group, f)
+        for i in range(25):
+            others = [j for j in range(25) if group[j] == group[i] and j != i]
+            if not others:
+                assert mate[i] == -1
+            else:
+                assert f[mate[i]] == max(f[j] for j in others) and mate[i] in others
+
+
+def test_recall_diagnosis_partitions_missed(release):
+    res = _attack(release)
+    causes, summary = wong.recall_diagnosis(release, res, 2)
+    low = wong.is_low(release.table)
+    missed = int((low & ~res.problematic(2)).sum())
+    assert summary["missed"] == missed == causes.records.sum()
+    assert summary["recall"] == pytest.approx(res.score(release, 2)["recall"], abs=1e-12)
+    # in a group of two, p > 1/2 exactly when the own f is larger: a missed record never has
+    # the larger f, so the last cause is empty, and every tie sits at exactly 1/2
+    if release.group_sizes.max() == 2:
+        assert causes.records.iloc[4] == 0
+    ties = int(causes.records.iloc[:2].sum())
+    assert summary["missed_at_exactly_1_over_r"] >= ties
+    # the ≥ option flags every record the strict comparison flags, and the ties too
+    strict = wong.measures(release, res, 2)
+    loose = wong.measures(release, res, 2, at_least=True)
+    assert loose["recall"] >= strict["recall"]
+    assert loose["recall"] * low.sum() >= strict["recall"] * low.sum() + ties - 1e-9

@@ -19,14 +19,14 @@ summary, :func:`anonlab.experiments.claims.render_summary`), ``claims.json`` and
 sample of census-kdd-workers for Jin's Figure 10) that finish in minutes on a 2-core machine;
 every reduction is written in the claims' settings column. The full run uses each module's own
 defaults (its ``main()``'s), which take much longer (Kifer: 2 groupings × 5 seeds × 3 ℓ; Jin:
-20 seeds per cell and the qi/qd/s sweeps). Left out even of the full run: Wong's t-closeness
-panel (≈ 195 s per QI size; ``python -m anonlab.experiments.wong --tcloseness``), Kifer's
-convergence sweep and model comparison, Li's Figure 3 ablations (see each module's ``main``).
+20 seeds per cell and the qi/qd/s sweeps). Left out even of the full run: Kifer's convergence
+sweep and model comparison, Li's Figure 3 ablations (see each module's ``main``).
 
 Quick settings (choices of ours, stated in every claim's settings): Kifer Anatomize grouping
 only, grouping seeds 0-1, 2 chains × 60 sweeps; Wong one Anatomy seed and QI sizes 3-5 for
-Figures 1-2; Li Anatomy seeds 0-1; Jin 3 seeds per Figure 6 cell, 3 shares, fewer k/m/ℓ values,
-1,000 queries and a 20,000-row sample for Figure 10; Martin unchanged (it takes seconds).
+Figures 1-2, without the t-closeness panel; Li Anatomy seeds 0-1; Jin 3 seeds per Figure 6
+cell, 3 shares, fewer k/m/ℓ values, 1,000 queries and a 20,000-row sample for Figure 10; Martin
+unchanged (it takes seconds).
 
 Each adapter has the signature ``(quick, figures_dir) -> PaperResult``: the claims, the figures
 (written under ``figures_dir``), notes, and the error if the experiment failed; the runner times
@@ -261,9 +261,10 @@ def wong_claims(quick: bool, figures: Path) -> PaperResult:
     rule, reading = "uniform-half", "set-only"
     if quick:
         seeds, sizes, n_queries = (0,), (3, 4, 5), 1000
+        algorithms: tuple[str, ...] = ("anatomy", "mask", "injector", "injector-suppress")
     else:
         seeds, sizes, n_queries = (0, 1, 2), (3, 4, 5, 6, 7, 8), 1000
-    algorithms = ("anatomy", "mask")
+        algorithms = ("anatomy", "mask", "injector", "injector-suppress", "t-closeness")
     tables: dict = {}
     table, merged = wong.adult_tables(5)
     tables[(5, None)] = (table, merged)

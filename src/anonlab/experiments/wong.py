@@ -37,6 +37,17 @@ much each moves the result):
 Raw Age (74 values, none reaching 3,993 records) is pruned from every attribute set;
 ``age_width`` (e.g. 10) replaces Age by ``width``-year bins before anonymization and attack.
 
+Injector (``minConf = 1, minExp = 0.9, ℓ = r``, the paper's §5.2 setting and Injector's own
+defaults) is run on the merged table too, like Anatomy and MASK: its negative rules
+``X ⇒ ¬s`` are mined from that table by Injector's own miner (one condition, as
+:func:`anonlab.anonymize.injector` does by default, with the table's ``jin-asap`` hierarchies),
+and the grouping is published with the original Education values. At ``ℓ = 10`` some records
+keep fewer than 10 possible values even with the whole table as one bucket (1,191 records at
+QI 3-5), so Injector refuses; the sweep records that as a row with the reason (``note``), not a
+crash. ``"injector-suppress"`` runs Injector with ``suppress=True`` instead (those records are
+withheld, counted in ``suppressed_records`` / ``suppressed_sensitive``; the measures are over
+the records published).
+
 Other choices: Anatomy, MASK and the attack are deterministic given the seed; numbers are the
 mean over ``seeds`` Anatomy seeds (the paper averages 100 runs). MASK is run on the merged
 table too (``m``-confidentiality of the set as one value), with the perturbed records' new
@@ -47,11 +58,21 @@ non-empty attribute set, ``max f - min f`` over the group's members whose signat
 sufficient (groups with none are skipped), averaged over groups and sets. Utility: relative
 error of COUNT queries (:func:`anonlab.utility.workload.workload_error`, ``qd = 3``,
 ``s = 0.05``; ``n_queries`` queries, default 1,000).
+
+Claims of Figures 1-2 (:func:`check_claims`): a trend "grows with QI size" for the problematic
+share allows dips of 0.02; for average Δ it is judged by Spearman's rank correlation with the QI
+size (>= 0.8). "Average Δ is smaller when r = 10" (the paper's §5.2 text) is checked per
+algorithm whose release depends on r (t-closeness excluded: the same release at every r).
+"MASK below Anatomy and Injector" uses ``injector``, or ``injector-suppress`` where Injector
+refused. Recall: :func:`recall_diagnosis` gives each missed sensitive record one cause;
+:func:`recall_options` shows recall under each open choice, including counting ``p* = 1/r`` as
+a breach (``measures(..., at_least=True)``; the paper's Problem 2 says ``> 1/r``, the default).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -60,12 +81,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from anonlab.anonymize import anatomy, lattice, mask
+from anonlab.anonymize import anatomy, injector, lattice, mask
 from anonlab.attacks.foreground import (
     SMALL_SIGNATURE,
     ForegroundResult,
     foreground_attack,
 )
+from anonlab.errors import AnonlabError
 from anonlab.experiments.markdown import frame_to_markdown
 from anonlab.release import Release
 from anonlab.schema import Kind
@@ -85,7 +107,7 @@ SENSITIVE = "education"
 LOW_EDUCATION = ("Preschool", "1st-4th", "5th-6th", "7th-8th")
 MERGED = "low"
 READINGS = ("set-only", "all-values")
-ALGORITHMS = ("anatomy", "mask", "t-closeness")
+ALGORITHMS = ("anatomy", "mask", "injector", "injector-suppress", "t-closeness")
 HIERARCHY_SET = "jin-asap"
 
 #: The paper's numbers (§5.1), keyed by (ℓ = r, QI size).
@@ -218,6 +240,44 @@ def mask_release(table: Table, merged: Table, r: int, *, seed: int = 0) -> Relea
     return Release(table, rel.group, rel.scheme, manifest, published_sensitive=published)
 
 
+def injector_release(
+    table: Table, merged: Table, l: int, *, suppress: bool = False, seed: int = 0
+) -> Release:
+    """Injector (``minConf = 1``, ``minExp = 0.9``, ℓ = r; rules mined from the merged table
+    as Injector does) grouped on the merged labels, publishing the original Education values.
+
+    With ``suppress=True`` the records Injector withholds are left out of the published table
+    too (``table.dropped["suppressed_records"]``; the original table's Education counts are kept
+    as ``reference_counts``). Raises :class:`~anonlab.errors.IneligibleError` where Injector
+    does (``suppress=False`` and records no bucketization protects).
+    """
+    grouped = injector(merged, l, min_expectation=0.9, suppress=suppress, seed=seed)
+    m = grouped.manifest
+    keep = np.asarray(grouped.table.row_id)  # positions in ``merged`` = positions in ``table``
+    suppressed = int(m.get("suppressed_records", 0))
+    manifest = {
+        "algorithm": "injector",
+        "parameters": {
+            "l": l,
+            "min_expectation": 0.9,
+            "max_conditions": m["parameters"].get("max_conditions"),
+            "suppress": bool(suppress),
+            "grouped_on": "merged low-education label",
+        },
+        "seed": seed,
+        "n_rules": m.get("n_rules"),
+        "suppressed_records": suppressed,
+    }
+    if suppressed:
+        published = table.take(keep)
+        published.dropped = dict(table.dropped, suppressed_records=suppressed)
+        reference = np.bincount(table.codes[SENSITIVE], minlength=table.domain_size(SENSITIVE))
+        return Release(
+            published, grouped.group, "bucketization", manifest, reference_counts=reference
+        )
+    return Release(table, grouped.group, "bucketization", manifest)
+
+
 def tcloseness_release(table: Table, t: float = 0.2) -> Release:
     """Full-domain t-closeness (equal ground distance) with the table's hierarchies."""
     return lattice(table, "t-closeness", t=t, distance="equal")
@@ -233,9 +293,20 @@ def attack(release: Release, *, rule: str = "uniform-half", **kwargs: Any) -> Fo
     return foreground_attack(release, list(LOW_EDUCATION), small_signature=rule, **kwargs)
 
 
-def measures(release: Release, result: ForegroundResult, r: float) -> dict[str, float]:
-    """Recall, false-positive share, average breach and baseline (paper §5.1)."""
+def measures(
+    release: Release, result: ForegroundResult, r: float, *, at_least: bool = False
+) -> dict[str, float]:
+    """Recall, false-positive share, average breach and baseline (paper §5.1).
+
+    ``at_least=True`` counts ``p* >= 1/r`` (up to 1e-12) as problematic instead of the paper's
+    ``p* > 1/r`` (Problem 2): an option to show how much the exact ties at ``1/r`` weigh.
+    """
     s = result.score(release, r)
+    if at_least:
+        low = is_low(release.table)
+        bad = result.p_star >= 1.0 / r - 1e-12
+        s["recall"] = float((bad & low).sum() / max(int(low.sum()), 1))
+        s["false_positive"] = float((bad & ~low).sum() / max(int((~low).sum()), 1))
     return {
         "recall": s["recall"],
         "false_positive": s["false_positive"],
@@ -305,6 +376,197 @@ def average_delta(release: Release, result: ForegroundResult) -> float:
         present = np.isfinite(hi)
         vals.append((hi - lo)[present])
     return float(np.concatenate(vals).mean()) if vals else float("nan")
+
+
+def _best_mate(group: np.ndarray, f: np.ndarray) -> np.ndarray:
+    """Per record, the index of the group mate (another member) with the largest ``f``; -1 for
+    records alone in their group. Ties go to the lowest index."""
+    n = len(f)
+    order = np.lexsort((np.arange(n), -f, group))
+    g = group[order]
+    start = np.r_[True, g[1:] != g[:-1]]
+    first = np.flatnonzero(start)
+    top1 = order[first]
+    size = np.diff(np.r_[first, n])
+    top2 = np.where(size > 1, order[np.minimum(first + 1, n - 1)], -1)
+    gi = np.cumsum(start) - 1  # group rank of each sorted position
+    mate = np.empty(n, dtype=np.int64)
+    mate[order] = np.where(order == top1[gi], top2[gi], top1[gi])
+    return mate
+
+
+RECALL_CAUSES = (
+    "tie: same signature as the mate in every attribute set",
+    "tie: in some set the signatures differ, with equal f (both under J: same fixed f)",
+    "mate likelier: the mate's signature under J (f fixed by the rule), own sufficient",
+    "mate likelier: both sufficient, own mined f lower",
+    "own f highest in some set, posterior still <= 1/r",
+)
+
+
+def recall_diagnosis(
+    release: Release, result: ForegroundResult, r: float
+) -> tuple[pd.DataFrame, dict[str, float]]:
+    """Why sensitive records are not flagged (``p* <= 1/r``): one cause per missed record.
+
+    For each missed record and each non-empty attribute set, its own mined ``f`` is compared
+    with that of its likeliest group mate (the mate with the largest ``f``). In a group of two
+    ``p(t : x) > 1/2`` exactly when the own ``f`` is larger, so a missed record never has the
+    larger ``f`` there. Causes, in this order (the first that applies):
+
+    1. tie in every set, and the mate has the same signature in every set: ``p = 1/2``;
+    2. tie in every set, but in some set the signatures differ and both are under ``J`` (same
+       fixed ``f`` under ``uniform-half`` / ``base-rate``);
+    3. the mate is likelier in some set because its signature is under ``J`` (Hoeffding-pruned,
+       ``f`` fixed by the rule) while the record's own is sufficient;
+    4. the mate is likelier in some set with both signatures sufficient (own mined ``f`` lower);
+       ``oracle_agrees`` counts those for which the *true* ``f`` (from the original table) ranks
+       the mate higher too in at least one such set (no accuracy of mining would flag them);
+    5. the own ``f`` is the largest in some set and the posterior is still at most ``1/r``
+       (groups of three or more, or ``r > 2``).
+
+    Returns the table of causes (records, share of the sensitive records) and a summary:
+    sensitive, missed, the missed records whose own signature is under ``J`` in every set,
+    and the missed records whose own signature has mined ``f = 0`` in some set.
+    """
+    low = is_low(release.table)
+    missed = low & ~result.problematic(r)
+    idx = np.flatnonzero(missed)
+    k = len(idx)
+    tie_all = np.ones(k, bool)
+    same_all = np.ones(k, bool)
+    both_small = np.zeros(k, bool)
+    higher = np.zeros(k, bool)
+    lower_small = np.zeros(k, bool)
+    lower_suff = np.zeros(k, bool)
+    oracle = np.zeros(k, bool)
+    own_small_all = np.ones(k, bool)
+    own_zero = np.zeros(k, bool)
+    for dist in result.distributions:
+        if not dist.attributes:
+            continue
+        f = dist.record_probabilities()
+        sig = dist.record_signature
+        suff = dist.sufficient[sig]
+        mate = _best_mate(release.group, f)[idx]
+        alone = mate < 0
+        mate = np.where(alone, idx, mate)
+        own, other = f[idx], f[mate]
+        truth, _ = true_distribution(release, dist.attributes)
+        lower = (own < other) & ~alone
+        tie_all &= ~lower & ~(own > other)
+        same_all &= sig[idx] == sig[mate]
+        both_small |= (sig[idx] != sig[mate]) & ~suff[idx] & ~suff[mate]
+        higher |= (own > other) | alone
+        lower_small |= lower & suff[idx] & ~suff[mate]
+        both = lower & suff[idx] & suff[mate]
+        lower_suff |= both
+        oracle |= both & (truth[sig[idx]] < truth[sig[mate]])
+        own_small_all &= ~suff[idx]
+        own_zero |= suff[idx] & (own == 0)
+    cause = np.full(k, 4)
+    cause[lower_suff & ~higher] = 3
+    cause[lower_small & ~higher] = 2
+    cause[tie_all & ~higher] = 1
+    cause[tie_all & same_all & ~higher] = 0
+    n_low = int(low.sum())
+    counts = np.bincount(cause, minlength=len(RECALL_CAUSES))
+    table = pd.DataFrame(
+        {
+            "cause": RECALL_CAUSES,
+            "records": counts,
+            "share_of_sensitive": counts / max(n_low, 1),
+        }
+    )
+    summary = {
+        "sensitive": n_low,
+        "missed": k,
+        "recall": 1 - k / max(n_low, 1),
+        "oracle_agrees": int((oracle & (cause == 3)).sum()),
+        "own_signature_under_J_everywhere": int(own_small_all.sum()),
+        "own_mined_f_zero": int(own_zero.sum()),
+        "missed_at_exactly_1_over_r": int(np.isclose(result.p_star[idx], 1 / r, atol=1e-12).sum()),
+    }
+    return table, summary
+
+
+def recall_causes(
+    *, seed: int = 0, rule: str = "uniform-half", tables: dict | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`recall_diagnosis` at the four headline settings (Anatomy ℓ = r, one seed): the
+    causes (records missed per setting, share of the sensitive records in parentheses) and the
+    summaries, one row per setting."""
+    tables = {} if tables is None else tables
+    causes, summaries = {"cause": list(RECALL_CAUSES)}, []
+    for l, d in PAPER_BREACH:
+        if (d, None) not in tables:
+            tables[(d, None)] = adult_tables(d)
+        table, merged = tables[(d, None)]
+        rel = anatomy_release(table, merged, l, seed=seed)
+        c, summary = recall_diagnosis(rel, attack(rel, rule=rule), l)
+        causes[f"ℓ={l}, QI {d}"] = [
+            f"{n} ({share:.1%})" for n, share in zip(c.records, c.share_of_sensitive, strict=True)
+        ]
+        summaries.append({"l": l, "d": d, **summary})
+    return pd.DataFrame(causes), pd.DataFrame(summaries)
+
+
+def oracle_attack(release: Release, result: ForegroundResult) -> np.ndarray:
+    """``p*`` with the *true* global distribution (from the original table) in place of the
+    mined one for every sufficient signature, same attribute sets, same rule for the others: the
+    best any mining could do under the paper's model."""
+    from anonlab.attacks.foreground import breach_probabilities
+
+    p_star = np.zeros(release.table.n_rows)
+    for dist in result.distributions:
+        truth, _ = true_distribution(release, dist.attributes)
+        f = np.where(dist.sufficient, truth, dist.probability)[dist.record_signature]
+        p = breach_probabilities(release, f, list(LOW_EDUCATION))
+        p_star = np.maximum(p_star, p)
+    return p_star
+
+
+def recall_options(
+    l: int = 2, d: int = 5, *, seed: int = 0, tables: dict | None = None
+) -> pd.DataFrame:
+    """Recall and false positives at ℓ = r, QI size ``d`` under the default and each
+    alternative the paper leaves open (plus two references: the true G, and a smaller J)."""
+    tables = {} if tables is None else tables
+
+    def get(age_width: int | None) -> tuple[Table, Table]:
+        key = (d, age_width)
+        if key not in tables:
+            tables[key] = adult_tables(d, age_width=age_width)
+        return tables[key]
+
+    rows = []
+
+    def add(label: str, rel: Release, res: ForegroundResult, **kw: Any) -> None:
+        m = measures(rel, res, l, **kw)
+        rows.append(
+            {
+                "setting": label,
+                "recall": m["recall"],
+                "false_positive": m["false_positive"],
+                "average_breach": m["average_breach"],
+            }
+        )
+
+    table, merged = get(None)
+    rel = anatomy_release(table, merged, l, seed=seed)
+    res = attack(rel)
+    add("default (uniform-half, raw Age, p* > 1/r)", rel, res)
+    add("count p* = 1/r as a breach (p* >= 1/r)", rel, res, at_least=True)
+    for rule in SMALL_SIGNATURE[1:]:
+        add(f"rule {rule}", rel, attack(rel, rule=rule))
+    t10, m10 = get(10)
+    rel10 = anatomy_release(t10, m10, l, seed=seed)
+    add("Age in 10-year bins", rel10, attack(rel10))
+    add("Age in 10-year bins, rule pooled", rel10, attack(rel10, rule="pooled"))
+    oracle = dataclasses.replace(res, p_star=oracle_attack(rel, res))
+    add("reference: true G in place of the mined one", rel, oracle)
+    add("reference: J = 1000 (not the paper's ε, σ)", rel, attack(rel, min_support=1000))
+    return pd.DataFrame(rows)
 
 
 def case_study(result: ForegroundResult, release: Release) -> dict[str, float]:
@@ -463,49 +725,84 @@ def accuracy_table(*, seeds: Sequence[int] = (0,), rule: str = "uniform-half") -
     return pd.DataFrame(rows)[cols]
 
 
+def _release(alg: str, table: Table, merged: Table, r: int, seed: int) -> Release:
+    """The release of one algorithm of the sweep at privacy parameter ``r``."""
+    if alg == "anatomy":
+        return anatomy_release(table, merged, r, seed=seed)
+    if alg == "mask":
+        return mask_release(table, merged, r, seed=seed)
+    if alg in ("injector", "injector-suppress"):
+        return injector_release(table, merged, r, suppress=alg == "injector-suppress", seed=seed)
+    if alg == "t-closeness":
+        return tcloseness_release(table)
+    raise AnonlabError(f"algorithm must be one of {ALGORITHMS}, got {alg!r}")
+
+
 def figures(
     *,
     sizes: Sequence[int] = (3, 4, 5, 6, 7, 8),
     rs: Sequence[int] = (2, 10),
-    algorithms: Sequence[str] = ("anatomy", "mask"),
+    algorithms: Sequence[str] = ("anatomy", "mask", "injector"),
     rule: str = "uniform-half",
     seed: int = 0,
     n_queries: int = 1000,
     frame: pd.DataFrame | None = None,
+    min_support: int | None = None,
     progress: bool = False,
 ) -> pd.DataFrame:
     """Figures 1-3 data: per algorithm, r and QI size, the problematic share among sensitive
-    records, false positives, average breach, average Δ, times and COUNT-query error."""
+    records, false positives, average breach, average Δ, times and COUNT-query error.
+
+    An algorithm that refuses a setting (Injector at ℓ = 10 without suppression) gives a row
+    with the reason in ``note`` and NaN measures. ``min_support`` overrides ``J`` (small-data
+    tests only). ``suppressed_records`` / ``suppressed_sensitive`` count withheld records (all
+    of them, and those of the low-education set); the measures are over the published ones.
+    """
     from anonlab.utility.workload import workload_error
 
+    for alg in algorithms:
+        if alg not in ALGORITHMS:
+            raise AnonlabError(f"algorithm must be one of {ALGORITHMS}, got {alg!r}")
+    n_low = None
     rows = []
     for d in sizes:
         table, merged = adult_tables(d, hierarchy_set=HIERARCHY_SET, frame=frame)
+        n_low = int(is_low(table).sum())
         for alg in algorithms:
-            if alg == "t-closeness":
+            # t-closeness does not depend on r: one release, scored at every r
+            cases: list[tuple[int, Any]] = []
+            shared = None
+            for r in rs:
+                if alg == "t-closeness" and shared is not None:
+                    cases.append((r, shared))
+                    continue
                 t0 = time.perf_counter()
-                rel = tcloseness_release(table)
+                try:
+                    rel = _release(alg, table, merged, r, seed)
+                except AnonlabError as exc:  # refused setting: a row with the reason
+                    cases.append((r, f"{type(exc).__name__}: {exc}"))
+                    continue
                 t_anon = time.perf_counter() - t0
                 t0 = time.perf_counter()
-                res = attack(rel, rule=rule)
+                res = attack(rel, rule=rule, min_support=min_support)
                 t_att = time.perf_counter() - t0
-                cases = [(r, rel, res, t_anon, t_att) for r in rs]
-            else:
-                cases = []
-                for r in rs:
-                    t0 = time.perf_counter()
-                    if alg == "anatomy":
-                        rel = anatomy_release(table, merged, r, seed=seed)
-                    else:
-                        rel = mask_release(table, merged, r, seed=seed)
-                    t_anon = time.perf_counter() - t0
-                    t0 = time.perf_counter()
-                    res = attack(rel, rule=rule)
-                    cases.append((r, rel, res, t_anon, time.perf_counter() - t0))
-            for r, rel, res, t_anon, t_att in cases:
+                cases.append((r, (rel, res, t_anon, t_att)))
+                if alg == "t-closeness":
+                    shared = cases[-1][1]
+            for r, case in cases:
+                row: dict[str, Any] = {"algorithm": alg, "r": r, "d": d}
+                if isinstance(case, str):
+                    row["note"] = case
+                    rows.append(row)
+                    if progress:
+                        print(row, flush=True)
+                    continue
+                rel, res, t_anon, t_att = case
                 m = measures(rel, res, r)
-                row = {"algorithm": alg, "r": r, "d": d, "groups": rel.n_groups}
+                row["groups"] = rel.n_groups
                 row["max_group"] = int(np.max(rel.group_sizes))
+                row["suppressed_records"] = table.n_rows - rel.table.n_rows
+                row["suppressed_sensitive"] = n_low - int(is_low(rel.table).sum())
                 row["problematic_sensitive"] = m["recall"]
                 row["false_positive"] = m["false_positive"]
                 row["average_breach"] = m["average_breach"]
@@ -518,10 +815,14 @@ def figures(
                     ).mean_relative_error
                 except Exception:  # noqa: BLE001 — reported as missing
                     row["utility_error"] = float("nan")
+                row["note"] = ""
                 rows.append(row)
                 if progress:
                     print(row, flush=True)
-    return pd.DataFrame(rows)
+    frame_out = pd.DataFrame(rows)
+    if "note" in frame_out:
+        frame_out["note"] = frame_out["note"].fillna("")
+    return frame_out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -602,48 +903,124 @@ def check_claims(
             f"{case['posterior_mined']:.4f}",
         )
     if figs is not None and len(figs):
-        for (alg, r), f in figs.groupby(["algorithm", "r"]):
-            f = f.sort_values("d")
-            v = f.problematic_sensitive.to_numpy()
-            add(
-                f"{alg}, r={r}: problematic share grows with QI size",
-                bool(v[-1] >= v[0]) and bool(np.all(np.diff(v) >= -0.02)),
-                str(np.round(v, 3)),
-            )
-            add(
-                f"{alg}, r={r}: < 10% non-sensitive records flagged",
-                bool((f.false_positive < 0.10).all()),
-                str(np.round(f.false_positive.to_numpy(), 3)),
-            )
-        for r in sorted(figs.r.unique()):
-            sub = figs[figs.r == r].pivot(
-                index="d", columns="algorithm", values="problematic_sensitive"
-            )
-            if {"anatomy", "mask"} <= set(sub.columns):
-                add(
-                    f"r={r}: MASK below Anatomy at every QI size",
-                    bool((sub["mask"] < sub["anatomy"]).all()),
-                    f"mask {np.round(sub['mask'].to_numpy(), 3)}, "
-                    f"anatomy {np.round(sub['anatomy'].to_numpy(), 3)}",
-                )
-            if "t-closeness" in sub.columns:
-                v = sub["t-closeness"].to_numpy()
-                if r == 2:
-                    add("t-closeness, r=2: no breach", bool((v == 0).all()), str(np.round(v, 3)))
-                else:
-                    add(
-                        f"t-closeness, r={r}: some breaches",
-                        bool((v > 0).any()),
-                        str(np.round(v, 3)),
-                    )
-        d2 = figs.groupby(["algorithm", "r"]).average_delta.mean().unstack()
-        if 2 in d2.columns and 10 in d2.columns:
-            add(
-                "average Δ smaller at r=10 than at r=2",
-                bool((d2[10] < d2[2]).all()),
-                d2.round(4).to_dict().__str__(),
-            )
+        _figure_claims(figs, add)
     return out
+
+
+def _figure_claims(figs: pd.DataFrame, add: Any) -> None:
+    """Figures 1-2 claims (paper §5.2). Rows with a ``note`` (refused settings) carry no
+    measures; a claim that needs them says so in its detail."""
+    ok_rows = (
+        figs[figs["problematic_sensitive"].notna()] if "problematic_sensitive" in figs else figs
+    )
+    if "note" in figs:
+        refused = figs[figs["note"].astype(str) != ""]
+        for (alg, r), f in refused.groupby(["algorithm", "r"]):
+            add(
+                f"{alg}, r={r}: a release at every QI size",
+                False,
+                f"none at QI {sorted(f.d.tolist())}: {str(f.note.iloc[0])[:140]}",
+            )
+    for (alg, r), f in ok_rows.groupby(["algorithm", "r"]):
+        f = f.sort_values("d")
+        v = f.problematic_sensitive.to_numpy()
+        if len(v) < 2:
+            continue
+        add(
+            f"{alg}, r={r}: problematic share grows with QI size",
+            bool(v[-1] >= v[0]) and bool(np.all(np.diff(v) >= -0.02)),
+            str(np.round(v, 3)),
+        )
+        add(
+            f"{alg}, r={r}: < 10% non-sensitive records flagged",
+            bool((f.false_positive < 0.10).all()),
+            str(np.round(f.false_positive.to_numpy(), 3)),
+        )
+    for r in sorted(figs.r.unique()):
+        sub = ok_rows[ok_rows.r == r].pivot(
+            index="d", columns="algorithm", values="problematic_sensitive"
+        )
+        if {"anatomy", "mask"} <= set(sub.columns):
+            # Fig. 1(c): "MASK has fewer privacy breaches compared with Anatomy and Injector"
+            others = ["anatomy"]
+            inj = next(
+                (c for c in ("injector", "injector-suppress") if c in sub and sub[c].notna().any()),
+                None,
+            )
+            if inj is not None:
+                others.append(inj)
+            both = sub[["mask", *others]].dropna()
+            detail = ", ".join(f"{c} {np.round(both[c].to_numpy(), 3)}" for c in ["mask", *others])
+            injector_run = any(str(a).startswith("injector") for a in figs.algorithm.unique())
+            if inj is None and injector_run:
+                detail += "; injector: no release at this r (see the rows above)"
+            missing = sorted(set(sub.index) - set(both.index))
+            if missing:
+                detail += f"; QI sizes without every release: {missing}"
+            if injector_run:
+                name = f"r={r}: MASK below Anatomy and {inj or 'Injector'} at every QI size"
+            else:
+                name = f"r={r}: MASK below Anatomy at every QI size (Injector not run)"
+            add(
+                name,
+                bool(len(both))
+                and (inj is not None or not injector_run)
+                and bool((both["mask"] < both[others].min(axis=1)).all()),
+                detail,
+            )
+        if "t-closeness" in sub.columns:
+            v = sub["t-closeness"].to_numpy()
+            if r == 2:
+                add("t-closeness, r=2: no breach", bool((v == 0).all()), str(np.round(v, 3)))
+            else:
+                add(
+                    f"t-closeness, r={r}: some breaches",
+                    bool((v > 0).any()),
+                    str(np.round(v, 3)),
+                )
+    # Fig. 1(d): Δ grows with QI size; largest for Anatomy and Injector, then MASK, then
+    # t-closeness ("the third largest in MASK"). "Grows" is judged by Spearman's rank
+    # correlation of Δ with the QI size (>= 0.8), not by the end points alone.
+    for (alg, r), f in ok_rows.groupby(["algorithm", "r"]):
+        if alg == "t-closeness" and r != min(figs.r):
+            continue  # same release at every r
+        f = f.sort_values("d")
+        if len(f) < 2:
+            continue
+        rho = float(f.d.rank().corr(f.average_delta.rank()))
+        add(
+            f"{alg}{'' if alg == 't-closeness' else f', r={r}'}: average Δ grows with QI size",
+            bool(rho >= 0.8),
+            f"Spearman {rho:.2f}: {np.round(f.average_delta.to_numpy(), 4)}",
+        )
+    mean_delta = ok_rows.groupby(["r", "algorithm"]).average_delta.mean()
+    for r in sorted(figs.r.unique()):
+        dm = mean_delta.get(r)
+        if dm is None or "mask" not in dm:
+            continue
+        top = [a for a in ("anatomy", "injector", "injector-suppress") if a in dm]
+        lower = [a for a in ("t-closeness",) if a in dm]
+        ok = all(dm[a] > dm["mask"] for a in top) and all(dm["mask"] > dm[a] for a in lower)
+        add(
+            f"r={r}: average Δ ordered Anatomy, Injector > MASK > t-closeness",
+            ok,
+            str(dm.round(4).to_dict()),
+        )
+    # Fig. 2 text: "Since r is larger and thus 1/r is smaller, the average value of Δ is
+    # smaller when r = 10" (the paper's claim). t-closeness is left out: its release does not
+    # depend on r, so its Δ is the same at both r by construction.
+    rs = sorted(figs.r.unique())
+    if len(rs) >= 2:
+        lo_r, hi_r = rs[0], rs[-1]
+        for alg in [a for a in ok_rows.algorithm.unique() if a != "t-closeness"]:
+            a, b = mean_delta.get((lo_r, alg)), mean_delta.get((hi_r, alg))
+            if a is None or b is None:
+                continue
+            add(
+                f"{alg}: average Δ (mean over QI sizes) smaller at r={hi_r} than at r={lo_r}",
+                bool(b < a),
+                f"r={lo_r}: {a:.4f}, r={hi_r}: {b:.4f}",
+            )
 
 
 def plot_figures(figs: pd.DataFrame, out: str | Path) -> list[Path]:
@@ -667,7 +1044,8 @@ def plot_figures(figs: pd.DataFrame, out: str | Path) -> list[Path]:
         for ax, (col, label) in zip(axes, panels, strict=True):
             for alg, g in f.groupby("algorithm"):
                 g = g.sort_values("d")
-                ax.plot(g.d, g[col], marker="o", label=alg)
+                refused = g[col].isna().all()  # e.g. Injector at ℓ = 10 without suppression
+                ax.plot(g.d, g[col], marker="o", label=f"{alg} (no release)" if refused else alg)
             ax.set_xlabel("QI size")
             ax.set_ylabel(label)
         axes[0].legend()
@@ -691,8 +1069,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rule", default="uniform-half", choices=SMALL_SIGNATURE)
     parser.add_argument("--reading", default="set-only", choices=READINGS)
     parser.add_argument("--no-sensitivity", action="store_true")
-    parser.add_argument("--figures", action="store_true", help="Figures 1-3 (Anatomy, MASK)")
-    parser.add_argument("--tcloseness", action="store_true", help="add t-closeness (slow)")
+    parser.add_argument(
+        "--figures", action="store_true", help="Figures 1-3 (Anatomy, MASK, Injector)"
+    )
+    parser.add_argument("--tcloseness", action="store_true", help="add t-closeness")
     parser.add_argument("--sizes", default="3,4,5,6,7,8")
     args = parser.parse_args(argv)
     out = args.out
@@ -716,6 +1096,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         "## Case study (ℓ = 2, QI size 5, seed 0)\n\n"
         + _markdown(pd.DataFrame([case]).T.reset_index().set_axis(["quantity", "value"], axis=1))
     )
+    causes, summaries = recall_causes(seed=0, rule=args.rule, tables=tables)
+    causes.to_csv(out / "recall_causes.csv", index=False)
+    summaries.to_csv(out / "recall_summaries.csv", index=False)
+    options = recall_options(2, 5, seed=0, tables=tables)
+    options.to_csv(out / "recall_options.csv", index=False)
+    report.append(
+        "## Why sensitive records are missed (Anatomy ℓ = r, seed 0)\n\n"
+        + _markdown(causes)
+        + "\n\n"
+        + _markdown(summaries)
+        + "\n\nRecall under each open choice (ℓ = 2, QI size 5, seed 0):\n\n"
+        + _markdown(options)
+    )
     sens = None
     if not args.no_sensitivity:
         sens = sensitivity(tables=tables)
@@ -723,7 +1116,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         report.append("## Rules and readings (seed 0)\n\n" + _markdown(sens))
     figs = None
     if args.figures or args.tcloseness:
-        algs = ["anatomy", "mask"] + (["t-closeness"] if args.tcloseness else [])
+        algs = ["anatomy", "mask", "injector", "injector-suppress"]
+        algs += ["t-closeness"] if args.tcloseness else []
         sizes = [int(s) for s in args.sizes.split(",")]
         figs = figures(sizes=sizes, algorithms=algs, rule=args.rule, progress=True)
         figs.to_csv(out / "figures.csv", index=False)
