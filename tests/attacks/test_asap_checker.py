@@ -317,12 +317,22 @@ def test_plus_plus_algorithms_on_the_notes_examples():
 
 @pytest.mark.skipif("mask+" not in available(), reason="mask+ not registered yet")
 def test_mask_plus_is_flagged_when_it_perturbs():
-    """Documents a limit, not a proof of a leak in the paper's sense: with the original multiset
-    known, Sam recognises MASK+'s filled (Type-2) values as fake — Group1 of §3.5 publishes
-    {HD, mumps, cancer, gastritis} from {cancer×2, gastritis×2} — while the face-value naive
-    world believes them (docs/asap.md, "Attacks on algorithms")."""
+    """MASK+ leaks under the paper's own naive reading once the original multiset is known
+    (docs/asap.md, "MASK+ under the checker"). §3.5, k = 4, m = 3: Group1 {cancer×2,
+    gastritis×2} is published {HD, mumps, cancer, gastritis}, Group2 {AIDS, diabetes, HD,
+    mumps} as is: one HD and one mumps too many. Minimal-change Nash (Example 2) makes one
+    published HD and one mumps fake, each in either group, originals cancer and gastritis: 8
+    equally weighted choices, 1.5 expected cancers in Group1, so t4's cancer is 0.375 (face
+    value: 0.25). Sam knows MASK+ publishes four distinct values as is, so Group1 was
+    {cancer×2, gastritis×2}: 0.5 > 1/m."""
     res = asap_check(running(), "mask+", {"k": 4, "m": 3})
     cancer = code(running(), "cancer")
-    assert res.naive[3, cancer] == pytest.approx(0.25)
+    assert res.naive_reading == "minimal-change"
+    assert res.naive[3, cancer] == pytest.approx(0.375)
+    assert res.naive[0, cancer] == pytest.approx(0.125)  # t1 (Group2): a fake HD/mumps there
     assert res.smart[3, cancer] == pytest.approx(0.5)
-    assert not res.safe
+    assert res.smart[0, cancer] == pytest.approx(0.0)
+    assert not res.safe_without_extra_facts
+    face = asap_check(running(), "mask+", {"k": 4, "m": 3}, naive="face-value")
+    assert face.naive[3, cancer] == pytest.approx(0.25)
+    assert face.smart[3, cancer] == pytest.approx(0.5)

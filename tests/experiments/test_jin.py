@@ -102,3 +102,56 @@ def test_phd25_on_mask_repairs_shape(adult):
     assert "mask" in set(out.algorithm)
     assert (out.seeds == 1).all()
     assert (out.compromised >= 0).all() and (out.problematic_groups <= out.groups).all()
+
+
+def test_trend_criterion_by_hand():
+    """Figure 6's trend criterion (fixed before the 60-seed run): a step falls only if the mean
+    drops by more than 2 standard errors of the difference. The 20-seed k = 8 step m = 4 -> 5
+    (13.85 -> 10.7, sd 9.9 and 10.0) is -3.15 / sqrt(9.9²/20 + 10²/20) = -1.00 SE: within noise."""
+    import pandas as pd
+
+    noisy = pd.DataFrame({"m": [4, 5], "mean": [13.85, 10.7], "std": [9.9, 10.0], "seeds": 20})
+    ok, z = jin.rises_within_noise(noisy, "m")
+    assert ok and z == pytest.approx(-3.15 / np.sqrt((9.9**2 + 10.0**2) / 20))
+    real_fall = pd.DataFrame({"m": [2, 3], "mean": [20.0, 10.0], "std": [5.0, 5.0], "seeds": 60})
+    ok, z = jin.rises_within_noise(real_fall, "m")
+    assert not ok and z == pytest.approx(-10 / np.sqrt(50 / 60))
+
+
+def test_young_doctorate_and_false_positive_claim(adult):
+    """Adult has one person aged <= 25 with a doctorate; Figure 6b's false-positive claim traces
+    every false-positive group to copies of that record (and says so when it does not)."""
+    import pandas as pd
+
+    young = jin.young_doctorates(adult)
+    assert len(young) == 1
+    row = str(int(young[0]))
+    b = pd.DataFrame(
+        {
+            "m": [2, 2],
+            "share": [0.1, 0.2],
+            "seed": [0, 0],
+            "compromised": [5, 9],
+            "problematic_groups": [1, 2],
+            "perturbed_groups": [3, 4],
+            "perturbed_young_groups": [1, 1],
+            "false_positive_groups": [1, 1],
+            "sensitive_in_compromised": [1, 1],
+            "fp_doctorate_rows": [row, row],
+        }
+    )
+    claims = dict(jin.check_claims(None, b, None, young).values.tolist())
+    assert claims["6b: no false positive"] is False
+    traced = [c for c in claims if "come from resampled copies" in c]
+    assert len(traced) == 1 and claims[traced[0]] is True
+    b.loc[1, "fp_doctorate_rows"] = "7"  # another record: the claim must fail
+    claims = dict(jin.check_claims(None, b, None, young).values.tolist())
+    assert not any(v for c, v in claims.items() if "come from resampled copies" in c)
+
+
+def test_mask_checker_survey_small():
+    survey = jin.mask_checker_survey(trials=2, sizes=(4,), knowledge=("multiset",), n_seeds=8)
+    assert len(survey) == len(jin.MASK_SURVEY)
+    assert (survey.tables == 2).all()
+    assert (survey.leak <= survey.leak_with_fact).all()  # "safe" needs both
+    assert (survey.max_smart <= 1).all() and (survey.perturbed <= survey.tables).all()

@@ -19,13 +19,27 @@ What is enumerated (the adversary's knowledge, stated in the result):
   each group's values to be exactly its published multiset. For an algorithm that perturbs the
   sensitive values (MASK and its repairs), the sensitive values of ``T'`` are free (notes §1.7
   [RECON]) except for the knowledge below;
-* the naive world of such an algorithm: ``naive="face-value"`` (default) — Nash reads the
-  published values as the original ones (Eq. 1: his posterior is the published group
-  distribution ``S*(q)``), filtered by the knowledge below; ``naive="free"`` — Nash knows only
-  the knowledge below (the sensitive values of ``T'`` free, notes §1.7 [RECON]). Sam's
-  candidates are always the free ones. Neither reading is the paper's hand reasoning on
-  Table 2 (Nash assumes the *fewest* published values are fake):
-  :func:`anonlab.attacks.algorithm_disclosure.minimal_change_naive` computes that one;
+* the naive world of such an algorithm (Sam's candidates are always the free ones):
+
+  - ``naive="minimal-change"`` (default; the paper's reading). Nash knows the published values
+    may have been perturbed but not by which rule. He believes them except for the *fewest*
+    that his knowledge forces to be fake, and each choice of fake published values and of
+    their original values is equally likely; inside a group the records are exchangeable
+    (Jin et al. §2, Example 2: Tom's 3/8 and 5/12 on Table 2, reproduced exactly). Formally,
+    among the candidates ``T'`` consistent with the knowledge, those with the fewest changes
+    ``Σ_G (|G| − Σ_v min(h'_Gv, p_Gv))`` (``h'`` the candidate's and ``p`` the published group
+    histograms), each weighted ``Π_G N_G / multinomial(h'_G)`` with ``N_G = Π_v C(p_Gv, s_Gv)
+    · d_G! / Π_v e_Gv!`` (``s``/``e`` the surplus/deficit of value v in G, ``d_G`` the
+    changes in G): the number of (fake published values, originals) choices giving ``h'_G``,
+    spread evenly over the orderings of the group. When nothing contradicts the published
+    values this is the face-value reading (Eq. 1 and Eq. 8 of the proofs of Thms 5.1/5.2:
+    Nash's posterior is the published ``S*(q)``, restricted to the values he does not rule
+    out). An extra negative fact re-minimises (the screen below).
+  - ``naive="face-value"``: Nash reads the published values as the original ones, filtered by
+    the knowledge below; an error when the knowledge contradicts them. The original multiset
+    (``knowledge="multiset"``) is *not* applied to his world.
+  - ``naive="free"``: Nash knows only the knowledge below (Def. 3 read literally: the
+    sensitive values of ``T'`` are free, notes §1.7 [RECON]); he ignores the published values.
 * ``knowledge="multiset"`` (default): the original table's multiset of sensitive values (e.g.
   published statistics, "only 1 of 8 patients has cancer"); ``knowledge="domain"``: only the
   domain. For quasi-identifier-only algorithms both coincide with the release's constraint;
@@ -57,7 +71,13 @@ many seeds per candidate; by default batches of 16 seeds until :data:`TARGET_ACC
 reproduced the release, :data:`DEFAULT_SEEDS` seeds or the run budget. ``known_seed=True``
 models an adversary who knows the seed (it is in the manifest): one run per candidate.
 Posteriors of a randomized algorithm are estimates: a rise counts only above
-``max(0.02, 2/sqrt(reproducing runs))`` unless ``tolerance`` is given (deterministic: ``1e-9``).
+``max(0.02, 2/sqrt(reproducing runs))`` unless ``tolerance`` is given (deterministic: ``1e-9``;
+the posteriors are then exact up to floating point, so ``tolerance=1e-12`` may be given). There
+is no exact mode for a randomized algorithm: ``Pr[A(T') = T*]`` is an expectation over the
+generator's draws, which cannot be enumerated from outside the algorithm (``known_seed=True`` is
+exact but models an adversary who knows the draws). An algorithm whose randomness never changes
+the published signature (e.g. MASK+ with ``fill="paper"``, whose randomness only picks which
+records carry the changed values) is measured deterministic and checked exactly.
 
 Limits: at most :data:`MAX_RECORDS` records and :data:`MAX_RUNS` algorithm runs (candidates ×
 seeds); above them :class:`~anonlab.errors.AnonlabError` says how many there would be.
@@ -87,8 +107,9 @@ DEFAULT_SEEDS = 1024
 SEED_BATCH = 16
 TARGET_ACCEPTED = 1000
 KNOWLEDGE = ("multiset", "domain")
-#: Naive readings for an algorithm that perturbs sensitive values (see the module docstring).
-NAIVE = ("face-value", "free")
+#: Naive readings for an algorithm that perturbs sensitive values (see the module docstring);
+#: the first is the default.
+NAIVE = ("minimal-change", "face-value", "free")
 
 
 @dataclass(frozen=True)
@@ -110,7 +131,7 @@ class AsapResult:
     n_naive_worlds : int
         Candidates of the naive world.
     naive_reading : str
-        ``"published"`` (quasi-identifier-only algorithm), ``"face-value"`` or ``"free"``.
+        ``"published"`` (quasi-identifier-only algorithm), or one of :data:`NAIVE`.
     n_smart_worlds : int
         Candidates that reproduced the release at least once.
     failed_runs : int
@@ -426,7 +447,7 @@ def asap_check(
     *,
     seed: int = 0,
     knowledge: str = "multiset",
-    naive: str = "face-value",
+    naive: str = "minimal-change",
     negative_facts: Sequence[tuple[int, str]] = (),
     constraints: Callable[[np.ndarray], np.ndarray] | None = None,
     n_seeds: int | None = None,
@@ -448,10 +469,11 @@ def asap_check(
         Seed of the release (stored; the smart world uses other seeds, see the module docstring).
     knowledge : {"multiset", "domain"}
         What the adversary knows of the original sensitive values beyond the release.
-    naive : {"face-value", "free"}
-        For an algorithm that perturbs sensitive values: naive Nash takes the published group
-        multisets as the original values (``"face-value"``, Jin et al. Eq. 1: his posterior is
-        the published ``S*(q)``), or knows only ``knowledge`` (``"free"``, notes §1.7 [RECON]).
+    naive : {"minimal-change", "face-value", "free"}
+        For an algorithm that perturbs sensitive values: naive Nash believes the published
+        values except the fewest his knowledge contradicts (``"minimal-change"``, default; Jin
+        et al. §2, Example 2), takes them at face value (``"face-value"``, Eq. 1), or knows only
+        ``knowledge`` (``"free"``, Def. 3 literally). See the module docstring.
     negative_facts : sequence of (record, value)
         "Record does not hold value" (record = row index, 0-based).
     constraints : callable, optional
@@ -504,7 +526,7 @@ def check_release(
     *,
     seed: int | None = None,
     knowledge: str = "multiset",
-    naive: str = "face-value",
+    naive: str = "minimal-change",
     negative_facts: Sequence[tuple[int, str]] = (),
     constraints: Callable[[np.ndarray], np.ndarray] | None = None,
     n_seeds: int | None = None,
@@ -584,8 +606,8 @@ def check_release(
             keep &= mask
         if not keep.any():
             hint = (
-                "; the published values contradict it read at face value: use naive='free' "
-                "(or algorithm_disclosure.minimal_change_naive)"
+                "; the published values contradict it read at face value: use "
+                "naive='minimal-change' (the default) or naive='free'"
                 if what == "naive world"
                 else ""
             )
@@ -595,8 +617,16 @@ def check_release(
         return candidates[keep]
 
     worlds = restrict(candidate_worlds(release, knowledge), "smart world")
+    naive_weight = None
+    naive_fact = None
     if perturbs and naive == "face-value":
         naive_set = restrict(candidate_worlds(release, knowledge, face_value=True), "naive world")
+    elif perturbs and naive == "minimal-change":
+        changes, log_weight = minimal_change_weights(release, worlds)
+        fewest = changes == changes.min()
+        naive_set = worlds[fewest]
+        naive_weight = np.exp(log_weight[fewest] - log_weight[fewest].max())
+        naive_fact = _minimal_change_fact_posteriors(worlds, changes, log_weight, len(values))
     else:
         naive_set = worlds
     facts = [(r, values[c]) for r, c in facts]
@@ -647,7 +677,9 @@ def check_release(
             + ("" if deterministic else "; raise n_seeds")
         )
     values_n = len(values)
-    naive_post, smart, fact_increase = _posteriors(naive_set, worlds, hits, values_n)
+    naive_post, smart, fact_increase = _posteriors(
+        naive_set, worlds, hits, values_n, naive_weight=naive_weight, naive_fact=naive_fact
+    )
     true = table.codes[sens].astype(np.int64)
     # screen: every single true negative fact "record i does not hold v" (v != its value)
     fact_increase[np.arange(n), true, :, :] = -np.inf
@@ -676,6 +708,66 @@ def check_release(
     )
 
 
+def minimal_change_weights(release: Release, worlds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Changes and log-weights of candidate worlds in the minimal-change naive reading.
+
+    For each candidate (row of ``worlds``, the sensitive code of every record): the number of
+    published values it makes fake, ``Σ_G (|G| − Σ_v min(h'_Gv, p_Gv))``, and the log of its
+    weight ``Π_G N_G / multinomial(h'_G)`` (see the module docstring; Jin et al. §2, Example 2).
+    Only the candidates with the fewest changes form the naive world.
+    """
+    worlds = np.asarray(worlds, dtype=np.int64)
+    n_worlds, n = worlds.shape
+    group = np.asarray(release.group, dtype=np.int64)
+    n_groups = release.n_groups
+    n_values = release.table.domain_size(release.sensitive)
+    published = np.asarray(release.sensitive_histogram, dtype=np.int64)  # (G, D)
+    idx = (np.arange(n_worlds)[:, None] * n_groups + group[None, :]) * n_values + worlds
+    hist = np.bincount(idx.ravel(), minlength=n_worlds * n_groups * n_values).reshape(
+        n_worlds, n_groups, n_values
+    )
+    surplus = np.maximum(published[None] - hist, 0)  # published values that are fake
+    deficit = np.maximum(hist - published[None], 0)  # their original values
+    changes = surplus.sum(axis=(1, 2))
+    log_fact = np.array([math.lgamma(i + 1) for i in range(n + 1)])
+    sizes = published.sum(axis=1)
+    log_n = (  # ways to choose the fake published values, and their originals
+        (log_fact[published][None] - log_fact[surplus] - log_fact[published[None] - surplus]).sum(
+            axis=2
+        )
+        + log_fact[surplus.sum(axis=2)]
+        - log_fact[deficit].sum(axis=2)
+    )
+    log_orderings = log_fact[sizes][None] - log_fact[hist].sum(axis=2)
+    return changes, (log_n - log_orderings).sum(axis=1)
+
+
+def _minimal_change_fact_posteriors(
+    worlds: np.ndarray, changes: np.ndarray, log_weight: np.ndarray, n_values: int
+) -> np.ndarray:
+    """Minimal-change naive posteriors once "record i does not hold v" is added: the fewest
+    changes are re-minimised among the candidates the fact leaves. Shape (n·D, n·D), NaN rows
+    where the fact leaves no candidate."""
+    n = worlds.shape[1]
+    nd = n * n_values
+    flat = worlds + np.arange(n) * n_values
+    out = np.full((nd, nd), np.nan)
+    for i in range(n):
+        for v in range(n_values):
+            keep = worlds[:, i] != v
+            if not keep.any():
+                continue
+            c = changes[keep]
+            fewest = c == c.min()
+            lw = log_weight[keep][fewest]
+            w = np.exp(lw - lw.max())
+            rows = flat[keep][fewest]
+            post = np.zeros(nd)
+            np.add.at(post, rows.ravel(), np.repeat(w, n))
+            out[i * n_values + v] = post / w.sum()
+    return out
+
+
 def _accumulate(worlds: np.ndarray, weight: np.ndarray, n_values: int):
     """Weighted counts of each (record, value) and of each pair of them, over the worlds."""
     n_worlds, n = worlds.shape
@@ -694,21 +786,37 @@ def _accumulate(worlds: np.ndarray, weight: np.ndarray, n_values: int):
 
 
 def _posteriors(
-    naive_worlds: np.ndarray, smart_worlds: np.ndarray, hits: np.ndarray, n_values: int
+    naive_worlds: np.ndarray,
+    smart_worlds: np.ndarray,
+    hits: np.ndarray,
+    n_values: int,
+    *,
+    naive_weight: np.ndarray | None = None,
+    naive_fact: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Naive and smart posteriors (n, D), and the smart rise under each single extra negative
     fact: ``rise[i, v, j, u]`` = smart − naive of record j holding u once the adversary also
-    knows "record i does not hold v" (``-inf`` where the fact leaves a world empty)."""
+    knows "record i does not hold v" (``-inf`` where the fact leaves a world empty).
+
+    ``naive_weight``: weights of the naive worlds (default uniform). ``naive_fact``: the naive
+    posteriors under each fact, shape (n·D, n·D) with NaN where undefined, when the naive world
+    is not simply conditioned on the fact (minimal-change re-minimises)."""
     n = naive_worlds.shape[1]
-    count, joint, total = _accumulate(naive_worlds, np.ones(len(naive_worlds)), n_values)
+    weight = np.ones(len(naive_worlds)) if naive_weight is None else naive_weight
+    count, joint, total = _accumulate(naive_worlds, weight, n_values)
     s_count, s_joint, s_total = _accumulate(smart_worlds, hits.astype(np.float64), n_values)
     naive = (count / total).reshape(n, n_values)
     smart = (s_count / s_total).reshape(n, n_values)
     with np.errstate(invalid="ignore", divide="ignore"):
-        naive_f = (count[None, :] - joint) / (total - count)[:, None]
+        if naive_fact is None:
+            naive_f = (count[None, :] - joint) / (total - count)[:, None]
+            naive_empty = (total - count) <= 0
+        else:
+            naive_f = naive_fact
+            naive_empty = np.isnan(naive_fact).all(axis=1)
         smart_f = (s_count[None, :] - s_joint) / (s_total - s_count)[:, None]
         rise = smart_f - naive_f
-    empty = ((total - count) <= 0) | ((s_total - s_count) <= 0)
+    empty = naive_empty | ((s_total - s_count) <= 0)
     rise[empty, :] = -np.inf
     rise = np.where(np.isnan(rise), -np.inf, rise)
     return naive, smart, rise.reshape(n, n_values, n, n_values)

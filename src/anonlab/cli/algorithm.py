@@ -133,7 +133,11 @@ def asap_check_command(
         "multiset", "--knowledge", help="multiset (original values' counts known) or domain."
     ),
     naive: str = typer.Option(
-        "face-value", "--naive", help="Perturbing algorithms: face-value or free naive world."
+        "minimal-change",
+        "--naive",
+        help="Naive world of perturbing algorithms (MASK family): minimal-change (the paper's "
+        "reading: published values believed except the fewest the knowledge forces to be "
+        "fake), face-value, or free.",
     ),
     negative: list[str] | None = typer.Option(
         None, "--not", help="External knowledge ROW=VALUE: 0-based row does not hold VALUE."
