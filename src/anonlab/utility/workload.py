@@ -50,7 +50,7 @@ runs over records (nor, for generalization, over groups).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -276,6 +276,7 @@ def generate_workload(
     seed: int = 0,
     *,
     max_redrawn: int | None = None,
+    answer: Callable[[Workload], np.ndarray] | None = None,
 ) -> Workload:
     """Draw a random COUNT-query workload as in Xiao & Tao (VLDB 2006, §6).
 
@@ -296,6 +297,11 @@ def generate_workload(
     max_redrawn : int, optional
         Cap on the number of queries redrawn because their actual answer is 0; default
         ``10 * n_queries``. Past it an error asks for a larger ``selectivity`` or smaller ``qd``.
+    answer : callable, optional
+        Counts the actual answers of a batch of drawn queries (default:
+        :func:`actual_counts` on ``table``). The Dask backend counts them over row blocks
+        (:func:`anonlab.distributed.measures.generate_workload_distributed`); any exact count
+        gives the same workload.
 
     Returns
     -------
@@ -348,7 +354,7 @@ def generate_workload(
         rate = kept / drawn if kept else (1.0 if drawn == 0 else 0.1)
         batch = min(math.ceil(need / max(rate, 1e-3) * 1.1) + 8, need + max_redrawn - redrawn)
         part = _draw(table, batch, qd, sizes, rng)
-        act = actual_counts(table, part)
+        act = actual_counts(table, part) if answer is None else answer(part)
         nonzero = np.flatnonzero(act > 0)
         drawn += batch
         if len(nonzero) >= need:
@@ -486,7 +492,8 @@ def estimated_counts(release: Release, workload: Workload) -> np.ndarray:
     if release.scheme == "generalization":
         return _estimate_generalized(release, workload)
     hist = release.sensitive_histogram.astype(np.float64)
-    share = hist / release.group_sizes[:, None]
+    # column-major: _qi_sums gathers one sensitive value's column at a time (3x faster at 1M rows)
+    share = np.asfortranarray(hist / release.group_sizes[:, None])
     return _qi_sums(release.table, workload, release.group, share)
 
 
