@@ -28,10 +28,17 @@ Choices (no paper covers this): blocks are contiguous row ranges of (almost) equ
 (``numpy.array_split``), not hash partitions, so concatenated per-record outputs are in input
 order without a sort; the default number of blocks is twice the number of workers (so a slow
 worker does not hold up the job); ``shared`` is scattered once per map with ``broadcast=True``.
+
+A worker that dies mid-job does not fail it: blocks (and per-block items) are placed on the
+cluster as the results of tasks that carry them (:func:`_place`), not with ``client.scatter``,
+so the scheduler recomputes a block lost with its worker; map tasks are submitted with
+``retries=2``; broadcast data survives on every other worker. The cost is that the scheduler
+keeps each block in its task graph (the driver holds the table anyway in this prototype).
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -180,12 +187,31 @@ def default_partitions(client: Any) -> int:
     return max(1, 2 * len(workers))
 
 
+def _hold(value: Any) -> Any:
+    return value
+
+
+def _place(client: Any, values: Sequence[Any], name: str) -> list:
+    """Put ``values`` on the cluster as results of tasks that carry them: unlike scattered
+    data, the scheduler can recompute one lost with its worker."""
+    import dask
+
+    token = uuid.uuid4().hex  # fresh keys: no race with another job
+    # Dask warns about task graphs over 10 MB; carrying the data in the task is the design.
+    with dask.config.set({"distributed.admin.large-graph-warning-threshold": 2**62}):
+        return [
+            client.submit(_hold, v, key=f"anonlab-{name}-{i}-{token}", pure=False)
+            for i, v in enumerate(values)
+        ]
+
+
 def scatter_partitions(client: Any, partitions: Sequence[Partition]) -> ScatteredPartitions:
-    """Send blocks to the workers once (``client.scatter``); the futures stay on the cluster."""
+    """Send blocks to the workers once; the futures stay on the cluster (recomputable if a
+    worker dies, see :func:`_place`)."""
     partitions = list(partitions)
     if not partitions:
         raise AnonlabError("nothing to scatter: no partition given")
-    futures = client.scatter(partitions, hash=False)  # fresh keys: no race with a release
+    futures = _place(client, partitions, "block")
     return ScatteredPartitions(
         client=client,
         futures=list(futures),
@@ -220,13 +246,17 @@ def map_blocks(
     if isinstance(partitions, ScatteredPartitions):
         client = partitions.client
         if isinstance(shared, PerBlock):
-            shared_args = client.scatter(list(shared.items), hash=False)
+            shared_args = _place(client, list(shared.items), "item")
             to_cancel = list(shared_args)
         else:
             shared_future = client.scatter([shared], broadcast=True, hash=False)[0]
             shared_args = [shared_future] * n_blocks
             to_cancel = [shared_future]
-        futures = client.map(function, partitions.futures, shared_args, pure=False)
+        name = getattr(function, "__name__", "map").strip("_")
+        futures = client.map(
+            function, partitions.futures, shared_args, pure=False, retries=2,
+            key=[f"anonlab-map-{name}-{i}-{uuid.uuid4().hex}" for i in range(n_blocks)],
+        )  # fmt: skip
         outputs = client.gather(futures)
         client.cancel(to_cancel)
         return list(outputs)
