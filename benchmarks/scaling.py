@@ -24,6 +24,37 @@ Tasks: ``anatomy`` (ℓ = 3), ``mondrian-k`` (k = 10), ``mondrian-l`` (ℓ = 3),
 the Mondrian-ℓ release), ``check-t`` (t-closeness, t = 0.2 on the Mondrian-ℓ release). The fitted
 exponent is the least-squares slope of log(time) against log(n) over the sizes measured; n log n
 shows up as a slope a little above 1 (about 1.1 between 0.1M and 10M).
+
+Reading: ``read-csv`` is ``Table.from_csv`` (chunked, 500,000 rows a chunk), ``read-csv-int32``
+the same with the chunks' provisional codes in int32 instead of the smallest unsigned dtype
+(``anonlab.table._smallest_code_dtype`` replaced in that worker), ``read-csv-whole`` the
+whole-file path ``Table.from_frame(read_frame(path))``; ``read-parquet`` and
+``read-parquet-whole`` the same two for Parquet. The input is the resampled table (default
+roles, 8 columns) written beforehand, by another process, to ``$ANONLAB_SCALING_DIR`` (default
+/tmp/anonlab-scaling): CSV (924 MB at 10M) and Parquet converted from it by pyarrow (row groups
+of 1M rows, 39 MB at 10M). "input" is then the RSS before reading (interpreter and imports), so
+(peak - input) / n is what reading costs per record.
+
+Attacks (the release is built before the timed part; its memory is inside the peak):
+
+* ``negative-rules``: ``mine_negative_rules(table, 0.9, 1)`` (minExp 0.9, one-condition rules,
+  as bench_injector.py) plus ``negative_rule_attack`` with those rules on the Anatomy ℓ = 3
+  release of the same input, ℓ = 3; both times are also given apart.
+* ``foreground-size``: the same input, not solved: Apriori, every set's signatures and
+  unknowns, and the time of one evaluation of Eq. (3)-(4), the unit of EM and of Newton's
+  forward-difference Jacobian (to size the attack where running it is out of reach).
+* ``foreground``: the foreground-knowledge attack as bench_foreground.py's census-kdd-workers
+  setting, resampled: quasi-identifiers age, sex, race, marital_stat, education,
+  class_of_worker, country_of_birth_self, citizenship (QI size 8), sensitive
+  major_occupation_code with the target set {Farming forestry and fishing, Private household
+  services}, Anatomy ℓ = 2 grouped on the merged label, ``foreground_attack`` with its defaults
+  (J = 3993 from ε = 0.01, σ = 0.9; every frequent attribute set; EM + Newton polishing).
+
+``--timeout`` (seconds per cell) and ``--max-rss-mb`` (a watchdog thread ends a cell whose RSS
+passes it, so that a cell that cannot fit does not push the shared machine into the OOM
+killer) bound each cell; a stopped cell is reported as such and larger sizes of that task are
+not run. ``--json`` keeps the raw results (written after every cell); ``--load a.json,b.json``
+prints and plots earlier runs together.
 """
 
 from __future__ import annotations
@@ -42,8 +73,39 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from timing import ms  # noqa: E402
 
 SOURCE = "census-kdd-workers"
-TASKS = ["anatomy", "mondrian-k", "mondrian-l", "hilb", "check-k", "check-l", "check-t"]
+TASKS = [
+    "anatomy",
+    "mondrian-k",
+    "mondrian-l",
+    "hilb",
+    "check-k",
+    "check-l",
+    "check-t",
+    "read-csv",
+    "read-csv-whole",
+    "read-csv-int32",
+    "read-parquet",
+    "read-parquet-whole",
+    "negative-rules",
+    "foreground",
+    "foreground-size",
+]
 DEFAULT_SIZES = [100_000, 1_000_000, 3_000_000, 10_000_000]
+#: Where the CSV files of the reading tasks are written (once per size, reused).
+CSV_DIR = os.environ.get("ANONLAB_SCALING_DIR", "/tmp/anonlab-scaling")
+#: The foreground attack's setting (as census-kdd-workers in bench_foreground.py).
+FG_QI = [
+    "age",
+    "sex",
+    "race",
+    "marital_stat",
+    "education",
+    "class_of_worker",
+    "country_of_birth_self",
+    "citizenship",
+]
+FG_SENSITIVE = "major_occupation_code"
+FG_SET = ["Farming forestry and fishing", "Private household services"]
 
 
 def _rss_mb() -> float:
@@ -77,6 +139,167 @@ def _task(name: str, table):
     raise ValueError(name)
 
 
+def _csv_path(n: int) -> str:
+    """The resampled table (default roles) as CSV, written once, a million rows at a time."""
+    from anonlab.table import Table
+
+    path = os.path.join(CSV_DIR, f"{SOURCE}-{n}.csv")
+    if os.path.exists(path):
+        return path
+    os.makedirs(CSV_DIR, exist_ok=True)
+    table = Table.from_dataset(SOURCE).resample(n, seed=0)
+    tmp = path + ".part"
+    step = 1_000_000
+    for start in range(0, n, step):
+        part = table.take(np.arange(start, min(n, start + step)))
+        part.to_frame().to_csv(tmp, index=False, header=start == 0, mode="w" if start == 0 else "a")
+    os.replace(tmp, path)
+    return path
+
+
+def _parquet_path(n: int) -> str:
+    """The same file as Parquet (row groups of 1,000,000 rows), converted by pyarrow's
+    streaming CSV reader so that writing it never holds the whole table."""
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    path = os.path.join(CSV_DIR, f"{SOURCE}-{n}.parquet")
+    if os.path.exists(path):
+        return path
+    tmp = path + ".part"
+    writer = None
+    for batch in pacsv.open_csv(_csv_path(n)):
+        if writer is None:
+            writer = pq.ParquetWriter(tmp, batch.schema)
+        writer.write_batch(batch, row_group_size=1_000_000)
+    writer.close()
+    os.replace(tmp, path)
+    return path
+
+
+def _read_task(name: str, n: int):
+    from anonlab import datasets
+    from anonlab.table import Table, read_frame
+
+    info = datasets.info(SOURCE)
+    kw = dict(
+        quasi_identifiers=list(info.default_qi),
+        sensitive=info.default_sensitive,
+        numeric=list(info.numeric),
+    )
+    path = _parquet_path(n) if name.startswith("read-parquet") else _csv_path(n)
+    if name == "read-csv-int32":  # the chunks' codes in int32 instead of the smallest dtype
+        import anonlab.table
+
+        anonlab.table._smallest_code_dtype = lambda n_values: np.int32
+    if name in ("read-csv", "read-csv-int32"):
+        return lambda: Table.from_csv(path, **kw)
+    if name == "read-parquet":
+        return lambda: Table.from_parquet(path, **kw)
+    return lambda: Table.from_frame(read_frame(path), **kw)
+
+
+def _foreground_input(n: int):
+    """(release, target set): Anatomy ℓ = 2 grouped on the merged label, as bench_foreground."""
+    from anonlab import datasets
+    from anonlab.anonymize import anatomy
+    from anonlab.release import Release
+    from anonlab.table import Table
+
+    df = datasets.load_frame(SOURCE)[[*FG_QI, FG_SENSITIVE]]
+    table = Table.from_frame(df, quasi_identifiers=FG_QI, sensitive=FG_SENSITIVE, numeric=["age"])
+    m = df.copy()
+    m[FG_SENSITIVE] = np.where(m[FG_SENSITIVE].isin(FG_SET), "set", m[FG_SENSITIVE])
+    merged = Table.from_frame(m, quasi_identifiers=FG_QI, sensitive=FG_SENSITIVE, numeric=["age"])
+    table = table.resample(n, seed=0)  # the same draw for both (same n, same seed)
+    grouped = anatomy(merged.resample(n, seed=0), 2, sensitive_values=["set"], seed=0)
+    return Release(table, grouped.group, "bucketization", {"algorithm": "anatomy"})
+
+
+def _foreground_size(release, stats: dict):
+    """The size of the foreground attack's problem without solving it: Apriori (every frequent
+    attribute set), the signatures and sufficient ones (unknowns) of each set, and the time of
+    one evaluation of Eq. (3)-(4) (``_Problem.g``, the unit of EM and of Newton's
+    forward-difference Jacobian) on the largest set, mean of 5 after one."""
+    from anonlab.attacks import foreground as fg
+
+    def run():
+        targets = fg._targets(release, FG_SET)
+        J = fg.hoeffding_support(0.01, 0.9)
+        t0 = time.perf_counter()
+        sets = fg.frequent_attribute_sets(release, J)
+        stats["apriori_seconds"] = time.perf_counter() - t0
+        layout = fg._Layout(release.group, release.n_groups, fg._count_x(release, targets[0][1]))
+        stats["busy_members"] = int(len(layout.records))
+        t0 = time.perf_counter()
+        unknowns = []
+        for attrs in sets:
+            codes, inv = fg._signatures(release, attrs)
+            unknowns.append(int((np.bincount(inv, minlength=len(codes)) >= J).sum()))
+        stats["signature_seconds"] = time.perf_counter() - t0
+        stats["attribute_sets"] = len(sets)
+        stats["unknowns"] = sum(unknowns)
+        stats["max_unknowns"] = max(unknowns, default=0)
+        if sets:
+            codes, inv = fg._signatures(release, sets[-1])
+            sufficient = np.bincount(inv, minlength=len(codes)) >= J
+            var = np.full(len(codes), -1, dtype=np.int64)
+            var[sufficient] = np.arange(int(sufficient.sum()))
+            fixed = np.where(sufficient, 0.0, 0.5)
+            problem = fg._Problem(layout, var[inv], fixed[inv], int(sufficient.sum()))
+            f = np.full(problem.n_vars, 0.04)
+            problem.g(f)
+            t0 = time.perf_counter()
+            for _ in range(5):
+                problem.g(f)
+            stats["g_seconds"] = (time.perf_counter() - t0) / 5
+
+    return run
+
+
+def _attack_task(name: str, table, n: int, stats: dict):
+    from anonlab.anonymize import anonymize
+
+    if name == "foreground-size":
+        return _foreground_size(_foreground_input(n), stats)
+    if name == "foreground":
+        from anonlab.attacks.foreground import foreground_attack
+
+        release = _foreground_input(n)
+
+        def run():
+            result = foreground_attack(release, FG_SET)
+            stats["attribute_sets"] = len(result.attribute_sets) - 1
+            stats["unknowns"] = int(sum(r.n_unknowns for r in result.reports))
+            stats["em_iterations"] = int(sum(r.em_iterations for r in result.reports))
+            stats["newton_steps"] = int(sum(r.newton_steps for r in result.reports))
+            stats["converged"] = all(r.converged for r in result.reports)
+            stats["signature_mb"] = (
+                sum(d.record_signature.nbytes for d in result.distributions) / 2**20
+            )
+            return result
+
+        return run
+    from anonlab.attacks.negative_rules import negative_rule_attack
+    from anonlab.mining.negative_rules import mine_negative_rules
+
+    release = _fresh(anonymize(table, "anatomy", l=3, seed=0))
+
+    def run():
+        t0 = time.perf_counter()
+        rules = mine_negative_rules(table, 0.9, 1)
+        stats["mining_seconds"] = time.perf_counter() - t0
+        stats["rules"] = len(rules)
+        t0 = time.perf_counter()
+        result = negative_rule_attack(release, rules, l=3)
+        stats["attack_seconds"] = time.perf_counter() - t0
+        counts = result.counts()
+        stats["vulnerable_matching"] = counts["vulnerable_matching"]
+        return result
+
+    return run
+
+
 def _fresh(release):
     """The same release with no cached group statistics, so the check computes them."""
     from anonlab.release import Release
@@ -84,22 +307,62 @@ def _fresh(release):
     return Release(release.table, release.group, release.scheme, manifest=release.manifest)
 
 
+def _watchdog(limit_mb: float) -> None:
+    """Stop this process (exit 3) once its RSS exceeds ``limit_mb``: a cell that would not fit
+    is reported as such instead of pushing the shared machine into swap or the OOM killer."""
+    import threading
+
+    def watch():
+        t0 = time.perf_counter()
+        while True:
+            rss = _rss_mb()
+            if rss > limit_mb:
+                print(
+                    f"RSS {rss:,.0f} MB above the {limit_mb:,.0f} MB limit after "
+                    f"{time.perf_counter() - t0:.0f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                os._exit(3)
+            time.sleep(0.2)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def worker(name: str, n: int) -> dict:
     """Run one task at one size in this process; print a JSON line."""
     from anonlab.table import Table
 
-    source = Table.from_dataset(SOURCE)
-    _task(name, source.resample(2_000, seed=1))()  # warm-up: numba compile / cache load
-    table = source.resample(n, seed=0)
-    del source
+    _watchdog(float(os.environ.get("ANONLAB_SCALING_MAX_RSS_MB", "8000")))
+    stats: dict = {}
+    if name.startswith("read-"):
+        if not os.path.exists(os.path.join(CSV_DIR, f"{SOURCE}-{n}.parquet")):
+            subprocess.run([sys.executable, __file__, "--write-csv", str(n)], check=True)
+        import anonlab.anonymize  # noqa: F401  (the same imports as the other tasks)
+
+        table = None
+        fn = _read_task(name, n)
+    else:
+        source = Table.from_dataset(SOURCE)
+        if name in ("foreground", "foreground-size", "negative-rules"):
+            _attack_task(name, source.resample(2_000, seed=1), 2_000, {})()  # warm-up
+            table = source.resample(n, seed=0) if name == "negative-rules" else None
+            del source
+            fn = _attack_task(name, table, n, stats)
+        else:
+            _task(name, source.resample(2_000, seed=1))()  # warm-up: numba compile / cache load
+            table = source.resample(n, seed=0)
+            del source
+            fn = _task(name, table)
     rss_input = _rss_mb()
-    fn = _task(name, table)
     t0 = time.perf_counter()
     result = fn()
     seconds = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KB on Linux
     ok = getattr(result, "holds", None)
     groups = getattr(result, "n_groups", None)
+    if name.startswith("read-"):
+        stats["rss_after_mb"] = _rss_mb()
     return {
         "task": name,
         "rows": n,
@@ -108,15 +371,20 @@ def worker(name: str, n: int) -> dict:
         "input_mb": rss_input,
         "groups": groups,
         "satisfied": ok,
+        **stats,
     }
 
 
-def run(name: str, n: int) -> dict:
-    proc = subprocess.run(
-        [sys.executable, __file__, "--worker", name, str(n)],
-        capture_output=True,
-        text=True,
-    )
+def run(name: str, n: int, timeout: float | None = None) -> dict:
+    try:
+        proc = subprocess.run(
+            [sys.executable, __file__, "--worker", name, str(n)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return {"task": name, "rows": n, "error": f"stopped after {timeout:.0f} s"}
     if proc.returncode != 0:
         tail = (proc.stderr.strip().splitlines() or ["(no message)"])[-1]
         return {"task": name, "rows": n, "error": f"exit {proc.returncode}: {tail}"}
@@ -139,16 +407,18 @@ def plot(results: dict[str, list[dict]], path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (ax_t, ax_m) = plt.subplots(1, 2, figsize=(11, 4.5))
-    for name, rows in results.items():
+    fig, (ax_t, ax_m) = plt.subplots(1, 2, figsize=(12, 5.5))
+    colors = plt.get_cmap("tab20").colors
+    for i, (name, rows) in enumerate(results.items()):
         ok = [r for r in rows if "seconds" in r]
         if not ok:
             continue
         n = [r["rows"] for r in ok]
         b = slope(rows)
         label = f"{name} (slope {b:.2f})" if b is not None else name
-        ax_t.loglog(n, [r["seconds"] for r in ok], "o-", label=label)
-        ax_m.loglog(n, [r["peak_mb"] for r in ok], "o-", label=name)
+        style = dict(color=colors[i % 20], marker="osD^v<>"[i % 7], ls="-" if i < 10 else "--")
+        ax_t.loglog(n, [r["seconds"] for r in ok], label=label, **style)
+        ax_m.loglog(n, [r["peak_mb"] for r in ok], label=name, **style)
     ref = np.array([1e5, 1e7])
     ax_t.loglog(ref, 0.05 * ref / 1e5 * np.log(ref) / np.log(1e5), "k:", label="n log n")
     ax_m.axhline(4096, color="r", ls="--", label="4 GB goal")
@@ -161,6 +431,85 @@ def plot(results: dict[str, list[dict]], path: str) -> None:
     fig.savefig(path, dpi=110, metadata={"Software": None})
 
 
+def _cell(r: dict | None) -> dict | None:
+    return r if r is not None and "seconds" in r else None
+
+
+def details(results: dict[str, list[dict]], sizes: list[int]) -> None:
+    """Reading (chunked against whole-file), the attacks' own counts, and the per-record
+    constants that ``anonlab.resources`` uses."""
+
+    def at(name: str, n: int) -> dict | None:
+        return _cell(next((r for r in results.get(name, []) if r["rows"] == n), None))
+
+    def per_row(r: dict) -> float:
+        return (r["peak_mb"] - r["input_mb"]) * 2**20 / r["rows"]
+
+    reading = [t for t in TASKS if t.startswith("read-") and t in results]
+    if reading:
+        print("\n| rows | " + " | ".join(reading) + " |")
+        print("|---|" + "---|" * len(reading))
+        for n in sizes:
+            cells = []
+            for name in reading:
+                r = at(name, n)
+                cells.append(
+                    "–"
+                    if r is None
+                    else f"{ms(r['seconds'])}, peak {r['peak_mb']:,.0f} MB "
+                    f"({per_row(r):,.0f} B/row above {r['input_mb']:,.0f} MB)"
+                )
+            print(f"| {n:,} | " + " | ".join(cells) + " |")
+    if "negative-rules" in results:
+        print("\n| rows | negative rules: mining / attack / rules / vulnerable (matching) |")
+        print("|---|---|")
+        for n in sizes:
+            r = at("negative-rules", n)
+            if r is not None:
+                print(
+                    f"| {n:,} | {ms(r['mining_seconds'])} / {ms(r['attack_seconds'])} / "
+                    f"{r['rules']:,} / {r['vulnerable_matching']:,} |"
+                )
+    if "foreground" in results:
+        print(
+            "\n| rows | foreground: attribute sets / unknowns / EM iterations / Newton steps / "
+            "converged / per-record signature arrays kept |"
+        )
+        print("|---|---|")
+        for n in sizes:
+            r = at("foreground", n)
+            if r is not None:
+                print(
+                    f"| {n:,} | {r['attribute_sets']} / {r['unknowns']:,} / "
+                    f"{r['em_iterations']:,} / {r['newton_steps']:,} / {r['converged']} / "
+                    f"{r['signature_mb']:,.0f} MB |"
+                )
+    if "foreground-size" in results:
+        print(
+            "\n| rows | foreground problem size: attribute sets / unknowns (largest set) / "
+            "busy members / Apriori / signatures / one evaluation of Eq. (3)-(4) |"
+        )
+        print("|---|---|")
+        for n in sizes:
+            r = at("foreground-size", n)
+            if r is not None:
+                print(
+                    f"| {n:,} | {r['attribute_sets']} / {r['unknowns']:,} "
+                    f"({r['max_unknowns']:,}) / {r['busy_members']:,} / "
+                    f"{ms(r['apriori_seconds'])} / {ms(r['signature_seconds'])} / "
+                    f"{ms(r.get('g_seconds', 0.0))} |"
+                )
+    print("\nBytes per record added beyond the input, at the largest size measured:")
+    print("(peak - input) / rows, and less one int32 copy of the 8 attributes' codes")
+    for name, rows in results.items():
+        ok = [r for r in rows if _cell(r)]
+        if ok:
+            r = ok[-1]
+            print(
+                f"  {name}: {per_row(r):,.0f} B/row, fixed {per_row(r) - 32:,.0f} at {r['rows']:,}"
+            )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--worker", nargs=2, metavar=("TASK", "ROWS"), help=argparse.SUPPRESS)
@@ -168,18 +517,42 @@ def main() -> None:
     ap.add_argument("--tasks", default=",".join(TASKS))
     ap.add_argument("--plot", default="docs/scaling.png")
     ap.add_argument("--json", default=None, help="also write the raw results here")
+    ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per cell")
+    ap.add_argument(
+        "--max-rss-mb", type=float, default=8000.0, help="stop a cell whose RSS exceeds this"
+    )
+    ap.add_argument("--write-csv", type=int, default=None, help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--load",
+        default=None,
+        help="comma-separated JSON files of earlier runs (--json): print and plot them, run "
+        "nothing",
+    )
     args = ap.parse_args()
+    if args.write_csv:
+        print(_csv_path(args.write_csv), _parquet_path(args.write_csv))
+        return
     if args.worker:
         print(json.dumps(worker(args.worker[0], int(args.worker[1]))))
         return
+    os.environ["ANONLAB_SCALING_MAX_RSS_MB"] = str(args.max_rss_mb)
     sizes = [int(s) for s in args.sizes.split(",")]
     results: dict[str, list[dict]] = {}
-    for name in args.tasks.split(","):
+    if args.load:
+        for file in args.load.split(","):
+            with open(file) as f:
+                results.update(json.load(f))
+        results = {k: results[k] for k in TASKS if k in results}
+        sizes = sorted({r["rows"] for rows in results.values() for r in rows})
+    for name in [] if args.load else args.tasks.split(","):
         results[name] = []
         for n in sizes:
-            r = run(name, n)
+            r = run(name, n, args.timeout)
             results[name].append(r)
             print(json.dumps(r), file=sys.stderr, flush=True)
+            if args.json:
+                with open(args.json, "w") as f:
+                    json.dump(results, f, indent=1)
             if "error" in r:
                 break  # stop at the largest size that works
     print(f"Input: {SOURCE} resampled with replacement (seed 0); one timed run per cell.\n")
@@ -211,10 +584,16 @@ def main() -> None:
     print("| rows | input table RSS (MB) |")
     print("|---|---|")
     for n in sizes:
-        rs = [r["input_mb"] for rows in results.values() for r in rows if r.get("rows") == n]
+        rs = [
+            r["input_mb"]
+            for name, rows in results.items()
+            for r in rows
+            if r.get("rows") == n and "input_mb" in r and not name.startswith("read-")
+        ]
         if rs:
             print(f"| {n:,} | {min(rs):,.0f} |")
-    if args.json:
+    details(results, sizes)
+    if args.json and not args.load:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
     if args.plot:

@@ -4,6 +4,23 @@ Everything downstream (anonymizers, checks, attacks, utility) works on the integ
 is used only here, to read and write. Codes follow each attribute's natural order: numeric values
 ascending, categorical values in their hierarchy's leaf order (depth-first, so every subtree is a
 contiguous run of codes) or, without a hierarchy, sorted by label.
+
+Dtypes (issue 10; measured in docs/benchmarks.md, "Scale"): codes are **int32** in every table
+and every compute path. Numba kernels and numpy arithmetic on codes (``code - lo``,
+``group * n_values + code``, ``l * count``) assume int32 (or wider) and would overflow silently
+in uint8/int16; narrowing them would save 3 bytes per record per attribute (240 MB at 10M
+records of 8 attributes), which the 4 GB goal does not need. The smallest dtype is used where
+it is free: :meth:`Table.from_csv` / :meth:`Table.from_parquet` keep each chunk's provisional
+codes in uint8/uint16/uint32 (whichever holds the domain seen so far) until the table is
+assembled, which lowers the reading peak at 10M by about 185 MB (measured; 240 MB computed).
+Row ids are int64 (a file may exceed 2**31 rows); group ids of a release are int32
+(:func:`anonlab.grouping.dense_group_ids`).
+
+Reading a file: :meth:`Table.from_csv` and :meth:`Table.from_parquet` read ``chunk_rows`` rows
+at a time (only the kept columns) and give exactly the table of
+``Table.from_frame(read_frame(path))``, at about 77 bytes per record above the interpreter
+instead of about 350 for CSV and 400 for Parquet (census-kdd-workers, 10M records, 8 columns),
+and 2-5 times faster.
 """
 
 from __future__ import annotations
@@ -22,6 +39,14 @@ from anonlab.schema import Attribute, Kind, Role, Schema
 
 #: Strings read as a missing value (UCI's '?' among them).
 MISSING_MARKERS = ("", "?", "NA", "N/A", "NaN", "nan", "null", "NULL", "None")
+
+#: Rows per chunk of :meth:`Table.from_csv` / :meth:`Table.from_parquet`. A chunk of 500,000
+#: rows of census-kdd-workers' 8 default columns is about 100-200 MB in pandas while it is
+#: encoded; the codes kept per row are 1-4 bytes per column.
+CHUNK_ROWS = 500_000
+
+_EMPTY = "the table is empty (0 rows); nothing to anonymize"
+_ALL_MISSING = "every row has a missing value; nothing is left to anonymize"
 
 
 class Table:
@@ -247,33 +272,15 @@ class Table:
         hierarchies = dict(hierarchies or {})
         columns = [str(c) for c in frame.columns]
         frame = frame.set_axis(columns, axis=1)
-        if not quasi_identifiers:
-            raise AnonlabError("no quasi-identifier given; name at least one (--qi a,b,c)")
-        wanted = (
-            quasi_identifiers + ([sensitive] if sensitive else []) + insensitive + list(identifiers)
+        kept = _check_roles(
+            columns, quasi_identifiers, sensitive, insensitive, identifiers, hierarchies
         )
-        for name in wanted:
-            if name not in columns:
-                raise AnonlabError(f"unknown column {name!r}; the data has columns {columns}")
-        for name in set(wanted):
-            if wanted.count(name) > 1:
-                raise AnonlabError(
-                    f"column {name!r} is given more than one role (e.g. both quasi-identifier and "
-                    "sensitive); give each column one role"
-                )
-        for name in hierarchies:
-            if name not in columns:
-                raise AnonlabError(f"hierarchy given for unknown column {name!r}")
         if len(frame) == 0:
-            raise AnonlabError("the table is empty (0 rows); nothing to anonymize")
-        kept = quasi_identifiers + ([sensitive] if sensitive else []) + insensitive
+            raise AnonlabError(_EMPTY)
         sub = frame[kept]
 
         # Missing values: count, locate, then refuse or drop.
-        missing = sub.isna()
-        for name in kept:
-            if not pd.api.types.is_numeric_dtype(sub[name]):
-                missing[name] |= sub[name].astype(str).str.strip().isin(MISSING_MARKERS)
+        missing = _missing_mask(sub)
         row_id = np.arange(len(frame), dtype=np.int64)
         dropped: dict = {"columns": [c for c in columns if c not in kept and c not in identifiers]}
         if missing.to_numpy().any():
@@ -281,22 +288,14 @@ class Table:
             bad = {c: int(v) for c, v in per_col.items() if v}
             if not drop_missing:
                 first = {c: list(np.flatnonzero(missing[c].to_numpy())[:5] + 1) for c in bad}
-                where = "; ".join(
-                    f"column {c!r}: {n} missing (rows {', '.join(map(str, first[c]))}"
-                    f"{', ...' if n > 5 else ''})"
-                    for c, n in bad.items()
-                )
-                raise AnonlabError(
-                    f"missing values in the data: {where}. Drop those rows with drop_missing=True "
-                    "(CLI: --drop-missing), or fill them in"
-                )
+                raise AnonlabError(_missing_message(bad, first))
             keep_rows = ~missing.to_numpy().any(axis=1)
             dropped["rows_with_missing"] = int((~keep_rows).sum())
             dropped["rows_with_missing_by_column"] = bad
             sub = sub[keep_rows]
             row_id = row_id[keep_rows]
             if len(sub) == 0:
-                raise AnonlabError("every row has a missing value; nothing is left to anonymize")
+                raise AnonlabError(_ALL_MISSING)
 
         numeric_set = (
             {c for c in kept if pd.api.types.is_numeric_dtype(sub[c])}
@@ -305,17 +304,16 @@ class Table:
         )
         attributes, codes, values = [], {}, {}
         for name in kept:
-            role = (
-                Role.QUASI_IDENTIFIER
-                if name in quasi_identifiers
-                else Role.SENSITIVE
-                if name == sensitive
-                else Role.INSENSITIVE
-            )
             kind = Kind.NUMERIC if name in numeric_set else Kind.CATEGORICAL
             hier = hierarchies.get(name)
             codes[name], values[name] = _encode(sub[name], name, kind, hier)
-            attributes.append(Attribute(name, role, kind, hier))
+            attributes.append(
+                Attribute(name, _role(name, quasi_identifiers, sensitive), kind, hier)
+            )
+        return cls._assemble(attributes, codes, values, row_id, dropped)
+
+    @classmethod
+    def _assemble(cls, attributes, codes, values, row_id, dropped) -> Table:
         table = cls(Schema(tuple(attributes)), codes, values, row_id, dropped)
         for a in attributes:  # every value must be a leaf of its hierarchy
             if a.hierarchy is not None:
@@ -323,14 +321,82 @@ class Table:
         return table
 
     @classmethod
-    def from_csv(cls, path: str | os.PathLike, *, sep: str = ",", **kwargs) -> Table:
-        """Read a CSV file with a header row; see :meth:`from_frame` for the keywords."""
-        return cls.from_frame(read_frame(path, sep=sep), **kwargs)
+    def from_csv(
+        cls,
+        path: str | os.PathLike,
+        *,
+        sep: str = ",",
+        chunk_rows: int = CHUNK_ROWS,
+        **kwargs,
+    ) -> Table:
+        """Read a CSV file with a header row, ``chunk_rows`` rows at a time.
+
+        The same table as ``Table.from_frame(read_frame(path, sep=sep), **kwargs)`` (same
+        kinds, domains in the same order, same codes, same ``row_id`` and ``dropped``, same
+        errors), without holding the file's text: only the kept columns are parsed, and each
+        chunk is turned into small provisional codes before the next is read (see
+        :func:`_from_chunks`), so the peak is the final codes plus one chunk. See
+        :meth:`from_frame` for the keywords.
+        """
+        path = check_input_path(path)
+        chunk_rows = _check_chunk_rows(chunk_rows)
+        options = {
+            "sep": sep,
+            "skipinitialspace": True,
+            "keep_default_na": False,
+            "na_values": list(MISSING_MARKERS),
+        }
+        try:
+            header = [str(c) for c in pd.read_csv(path, nrows=0, **options).columns]
+        except (OSError, ValueError, UnicodeDecodeError) as exc:
+            raise AnonlabError(f"cannot read {str(path)!r}: {exc}") from None
+
+        def chunks(kept: list[str], text: tuple[str, ...]):
+            positions = sorted(header.index(c) for c in kept)
+            dtype = {header.index(c): str for c in text}
+            reader = pd.read_csv(
+                path, usecols=positions, chunksize=chunk_rows, dtype=dtype or None, **options
+            )
+            with reader:
+                for chunk in reader:
+                    yield chunk.set_axis([header[i] for i in positions], axis=1)[kept]
+
+        return _from_chunks(cls, path, header, chunks, **kwargs)
 
     @classmethod
-    def from_parquet(cls, path: str | os.PathLike, **kwargs) -> Table:
-        """Read a Parquet file; see :meth:`from_frame` for the keywords."""
-        return cls.from_frame(read_frame(path), **kwargs)
+    def from_parquet(
+        cls, path: str | os.PathLike, *, chunk_rows: int = CHUNK_ROWS, **kwargs
+    ) -> Table:
+        """Read a Parquet file in record batches of ``chunk_rows`` rows (pyarrow).
+
+        The same table as ``Table.from_frame(read_frame(path), **kwargs)``; only the kept
+        columns are read, one batch at a time (see :meth:`from_csv`). Columns that hold a
+        stored pandas index are not data columns (as in ``pandas.read_parquet``).
+        """
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        path = check_input_path(path)
+        chunk_rows = _check_chunk_rows(chunk_rows)
+        try:
+            parquet = pq.ParquetFile(path)
+        except (OSError, ValueError, pa.ArrowException) as exc:
+            raise AnonlabError(f"cannot read {str(path)!r}: {exc}") from None
+        schema = parquet.schema_arrow
+        index_columns = {
+            c for c in (schema.pandas_metadata or {}).get("index_columns", []) if isinstance(c, str)
+        }
+        header = [str(c) for c in schema.names if c not in index_columns]
+
+        def chunks(kept: list[str], text: tuple[str, ...]):  # a column's type is fixed here
+            # The file's own schema (with its pandas metadata) so that each batch converts to
+            # the dtypes pandas.read_parquet gives the whole file (e.g. nullable Int64).
+            sub = pa.schema([schema.field(c) for c in kept], metadata=schema.metadata)
+            for batch in parquet.iter_batches(batch_size=chunk_rows, columns=kept):
+                frame = pa.Table.from_batches([batch], schema=sub).to_pandas()
+                yield frame.set_axis(kept, axis=1)[kept]
+
+        return _from_chunks(cls, path, header, chunks, **kwargs)
 
     @classmethod
     def from_dataset(
@@ -365,12 +431,12 @@ class Table:
 
 
 def read_frame(path: str | os.PathLike, sep: str = ",") -> pd.DataFrame:
-    """Read CSV or Parquet (by extension) into a DataFrame, with a clear error on failure."""
-    path = Path(path)
-    if not path.exists():
-        raise AnonlabError(f"file {str(path)!r} does not exist")
-    if path.is_dir():
-        raise AnonlabError(f"{str(path)!r} is a directory; give a CSV or Parquet file")
+    """Read CSV or Parquet (by extension) into a DataFrame, with a clear error on failure.
+
+    Holds the whole file in pandas (about 350 bytes per row of census-kdd-workers as CSV);
+    :meth:`Table.from_csv` and :meth:`Table.from_parquet` read in chunks instead.
+    """
+    path = check_input_path(path)
     try:
         if path.suffix.lower() in (".parquet", ".pq"):
             return pd.read_parquet(path)
@@ -393,25 +459,338 @@ def _encode(
             arr = pd.to_numeric(col, errors="raise").to_numpy()
         except (ValueError, TypeError):
             bad = col[pd.to_numeric(col, errors="coerce").isna()].iloc[0]
-            raise AnonlabError(
-                f"column {name!r} is numeric but holds the value {bad!r}; mark it categorical "
-                "or fix the value"
-            ) from None
-        if (
-            np.issubdtype(arr.dtype, np.floating)
-            and np.all(np.mod(arr, 1) == 0)
-            and np.all(np.abs(arr) <= 2**53)  # exactly representable in both types
-        ):
-            arr = arr.astype(np.int64)
-        values, codes = np.unique(arr, return_inverse=True)
+            raise AnonlabError(_not_numeric(name, bad)) from None
+        values, codes = np.unique(_integral(arr), return_inverse=True)
         return codes.astype(np.int32), values
     arr = col.astype(str).str.strip().to_numpy(dtype=object)
     codes, uniques = pd.factorize(arr, sort=False)
-    uniques = np.asarray(uniques, dtype=object)
+    rank, values = _categorical_order(np.asarray(uniques, dtype=object), name, hierarchy)
+    return rank[codes].astype(np.int32), values
+
+
+def _not_numeric(name: str, bad: object) -> str:
+    return (
+        f"column {name!r} is numeric but holds the value {bad!r}; mark it categorical or fix "
+        "the value"
+    )
+
+
+def _integral(arr: np.ndarray) -> np.ndarray:
+    """Floats that are all whole numbers (and exact in both types) become int64."""
+    if (
+        np.issubdtype(arr.dtype, np.floating)
+        and np.all(np.mod(arr, 1) == 0)
+        and np.all(np.abs(arr) <= 2**53)  # exactly representable in both types
+    ):
+        return arr.astype(np.int64)
+    return arr
+
+
+def _categorical_order(
+    uniques: np.ndarray, name: str, hierarchy: Hierarchy | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Code of each label in ``uniques`` (first-appearance order) and the domain in code order:
+    the hierarchy's leaf order, else sorted by label (stable, so ties keep first appearance)."""
     if hierarchy is not None:
         order = np.argsort(hierarchy.leaf_index(list(uniques), attribute=name), kind="stable")
     else:
         order = np.argsort(uniques.astype(str), kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
-    return rank[codes].astype(np.int32), uniques[order]
+    return rank, uniques[order]
+
+
+# ---------------------------------------------------------------------------------------------
+# Shared by from_frame and the chunked readers
+# ---------------------------------------------------------------------------------------------
+
+
+def check_input_path(path: str | os.PathLike) -> Path:
+    """``path`` as a Path, or an error naming it if it does not exist or is a directory."""
+    path = Path(path)
+    if not path.exists():
+        raise AnonlabError(f"file {str(path)!r} does not exist")
+    if path.is_dir():
+        raise AnonlabError(f"{str(path)!r} is a directory; give a CSV or Parquet file")
+    return path
+
+
+def _check_chunk_rows(chunk_rows: object) -> int:
+    if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int | np.integer):
+        raise AnonlabError(f"chunk_rows must be a positive integer, got {chunk_rows!r}")
+    if chunk_rows < 1:
+        raise AnonlabError(f"chunk_rows must be a positive integer, got {chunk_rows!r}")
+    return int(chunk_rows)
+
+
+def _check_roles(
+    columns: list[str],
+    quasi_identifiers: list[str],
+    sensitive: str | None,
+    insensitive: list[str],
+    identifiers: Sequence[str],
+    hierarchies: Mapping[str, Hierarchy],
+) -> list[str]:
+    """Validate the roles against the columns; return the kept columns in role order."""
+    if not quasi_identifiers:
+        raise AnonlabError("no quasi-identifier given; name at least one (--qi a,b,c)")
+    wanted = (
+        quasi_identifiers + ([sensitive] if sensitive else []) + insensitive + list(identifiers)
+    )
+    for name in wanted:
+        if name not in columns:
+            raise AnonlabError(f"unknown column {name!r}; the data has columns {columns}")
+    for name in set(wanted):
+        if wanted.count(name) > 1:
+            raise AnonlabError(
+                f"column {name!r} is given more than one role (e.g. both quasi-identifier and "
+                "sensitive); give each column one role"
+            )
+    for name in hierarchies:
+        if name not in columns:
+            raise AnonlabError(f"hierarchy given for unknown column {name!r}")
+    return quasi_identifiers + ([sensitive] if sensitive else []) + insensitive
+
+
+def _role(name: str, quasi_identifiers: Sequence[str], sensitive: str | None) -> Role:
+    if name in quasi_identifiers:
+        return Role.QUASI_IDENTIFIER
+    return Role.SENSITIVE if name == sensitive else Role.INSENSITIVE
+
+
+def _missing_mask(frame: pd.DataFrame, stripped: Mapping[str, pd.Series] | None = None):
+    """NaN, and in a non-numeric column a missing-value marker (after stripping blanks).
+
+    ``stripped``: the non-numeric columns already as stripped text (computed here if None).
+    """
+    missing = frame.isna()
+    for name in frame.columns:
+        if not pd.api.types.is_numeric_dtype(frame[name]):
+            text = _stripped(frame[name]) if stripped is None else stripped[name]
+            missing[name] |= text.isin(MISSING_MARKERS)
+    return missing
+
+
+def _stripped(col: pd.Series) -> pd.Series:
+    """A column as text without surrounding blanks (how a categorical value becomes a label)."""
+    return col.astype(str).str.strip()
+
+
+def _missing_message(bad: Mapping[str, int], first: Mapping[str, list]) -> str:
+    where = "; ".join(
+        f"column {c!r}: {n} missing (rows {', '.join(map(str, first[c]))}"
+        f"{', ...' if n > 5 else ''})"
+        for c, n in bad.items()
+    )
+    return (
+        f"missing values in the data: {where}. Drop those rows with drop_missing=True "
+        "(CLI: --drop-missing), or fill them in"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Chunked reading
+# ---------------------------------------------------------------------------------------------
+
+
+def _smallest_code_dtype(n_values: int) -> type[np.unsignedinteger]:
+    """The smallest unsigned dtype holding codes ``0 .. n_values - 1``."""
+    if n_values <= 1 << 8:
+        return np.uint8
+    if n_values <= 1 << 16:
+        return np.uint16
+    return np.uint32
+
+
+class _ChunkedColumn:
+    """One column being read chunk by chunk.
+
+    Each chunk's raw values are factorized and their distinct values looked up in (or appended
+    to) a growing dictionary of *keys*, in first-appearance order over the file; the chunk is
+    stored as provisional codes (indices into that dictionary) in the smallest unsigned dtype.
+    A key is the value as pandas parsed it in its chunk: a number where the chunk's column is
+    numeric, else the label stripped of blanks. The kind of the column and the final domain are
+    decided once the whole file is seen (:meth:`finish`), exactly as :func:`_encode` decides
+    them on the whole column.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.keys: pd.Index | None = None
+        self.parts: list[np.ndarray] = []
+        self.numeric = True  # every chunk's column had a numeric dtype
+        self.saw_number = False  # some chunk's column had a numeric dtype
+        self.floating = False  # some chunk's column was float
+
+    def add(self, col: pd.Series) -> None:
+        """Add a chunk: a numeric column, or a text column already stripped."""
+        if pd.api.types.is_numeric_dtype(col):
+            self.saw_number = True
+            self.floating |= pd.api.types.is_float_dtype(col)
+            codes, uniques = pd.factorize(col.to_numpy(), sort=False)
+        else:
+            self.numeric = False
+            codes, uniques = pd.factorize(col, sort=False)  # pyarrow's hashing for str dtype
+        uniques = pd.Index(np.asarray(uniques), dtype=object)
+        if self.keys is None:
+            ids = np.arange(len(uniques), dtype=np.int64)
+            self.keys = uniques
+        else:
+            ids = self.keys.get_indexer(uniques).astype(np.int64)
+            new = ids < 0
+            if new.any():
+                ids[new] = len(self.keys) + np.arange(int(new.sum()))
+                self.keys = self.keys.append(uniques[new])
+        dtype = _smallest_code_dtype(len(self.keys))
+        self.parts.append(ids.astype(dtype)[codes])
+
+    def finish(
+        self, kind: Kind, hierarchy: Hierarchy | None, n_rows: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Final int32 codes (the chunks' codes freed one by one) and the domain."""
+        keys = self.keys.to_numpy() if self.keys is not None else np.empty(0, dtype=object)
+        if self.numeric and len(keys):  # the whole column would have been numeric
+            keys = np.array(keys.tolist(), dtype=np.float64 if self.floating else None)
+        if kind is Kind.NUMERIC:
+            series = pd.Series(keys, dtype=keys.dtype if self.numeric else object)
+            try:
+                arr = pd.to_numeric(series, errors="raise").to_numpy()
+            except (ValueError, TypeError):
+                bad = series[pd.to_numeric(series, errors="coerce").isna()].iloc[0]
+                raise AnonlabError(_not_numeric(self.name, bad)) from None
+            values, rank = np.unique(_integral(arr), return_inverse=True)
+        else:
+            labels = pd.Series(keys).astype(str).str.strip().to_numpy(dtype=object)
+            label_code, uniques = pd.factorize(labels, sort=False)
+            order, values = _categorical_order(
+                np.asarray(uniques, dtype=object), self.name, hierarchy
+            )
+            rank = order[label_code]
+        rank = rank.astype(np.int32)
+        out = np.empty(n_rows, dtype=np.int32)
+        start = 0
+        while self.parts:
+            part = self.parts.pop(0)
+            out[start : start + len(part)] = rank[part]
+            start += len(part)
+        return out, values
+
+
+def _read_pass(path: Path, chunks, kept: list[str], columns: dict, drop_missing: bool):
+    """One pass over the chunks: count and locate missing values, drop them if asked, and add
+    the kept rows of every column in ``columns`` to it. Returns (rows read, rows kept, missing
+    per column, first rows with a missing value per column, kept rows per chunk)."""
+    n_read = 0
+    n_kept = 0
+    bad: dict[str, int] = {}
+    first: dict[str, list[int]] = {}
+    kept_rows: list = []  # per chunk: its kept row numbers, or (first row, count)
+    try:
+        for chunk in chunks:
+            offset, n_read = n_read, n_read + len(chunk)
+            if len(chunk) == 0:
+                continue
+            stripped = {
+                name: _stripped(chunk[name])
+                for name in kept
+                if not pd.api.types.is_numeric_dtype(chunk[name])
+            }
+            missing = _missing_mask(chunk, stripped)
+            m = missing.to_numpy()
+            keep = None
+            if m.any():
+                for name in kept:
+                    rows = np.flatnonzero(missing[name].to_numpy())
+                    if len(rows):
+                        bad[name] = bad.get(name, 0) + len(rows)
+                        have = first.setdefault(name, [])
+                        have.extend((rows[: 5 - len(have)] + offset + 1).tolist())
+                if not drop_missing:
+                    continue  # counted; the error is raised once the whole file is read
+                keep = ~m.any(axis=1)
+                chunk = chunk[keep]
+                stripped = {name: text[keep] for name, text in stripped.items()}
+            if keep is not None:  # row numbers kept only for chunks that lost rows
+                kept_rows.append(offset + np.flatnonzero(keep))
+            else:
+                kept_rows.append((offset, len(chunk)))
+            n_kept += len(chunk)
+            for name, column in columns.items():
+                column.add(stripped.get(name, chunk[name]))
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise AnonlabError(f"cannot read {str(path)!r}: {exc}") from None
+    return n_read, n_kept, bad, first, kept_rows
+
+
+def _from_chunks(
+    cls,
+    path: Path,
+    header: list[str],
+    chunks,
+    *,
+    quasi_identifiers: Sequence[str],
+    sensitive: str | None = None,
+    insensitive: Sequence[str] = (),
+    identifiers: Sequence[str] = (),
+    numeric: Iterable[str] | None = None,
+    hierarchies: Mapping[str, Hierarchy] | None = None,
+    drop_missing: bool = False,
+) -> Table:
+    """:meth:`Table.from_frame` over an iterator of DataFrame chunks (the kept columns only).
+
+    Same checks, in the same order, with the same messages: roles against the header; empty
+    table; missing values (counted over the whole file, first five rows per column, then refused
+    or dropped and counted); the kind of each column (numeric when given in ``numeric``, or by
+    default when pandas gave it a numeric dtype in every chunk, as it would on the whole file);
+    numeric values ascending, categorical labels in hierarchy or sorted order, ties in first
+    appearance. A column that pandas parsed as numbers in some chunks and as text in others
+    (so as text on the whole file: ``1``, ``2.50``, ``abc``) is read a second time, as text,
+    so that its labels are the file's text (``2.50``, not ``2.5``); only such columns are
+    re-read.
+    """
+    quasi_identifiers = list(quasi_identifiers)
+    insensitive = list(insensitive)
+    hierarchies = dict(hierarchies or {})
+    kept = _check_roles(header, quasi_identifiers, sensitive, insensitive, identifiers, hierarchies)
+    columns = {name: _ChunkedColumn(name) for name in kept}
+    n_read, n_kept, bad, first, kept_rows = _read_pass(
+        path, chunks(kept, ()), kept, columns, drop_missing
+    )
+    if n_read == 0:
+        raise AnonlabError(_EMPTY)
+    dropped: dict = {"columns": [c for c in header if c not in kept and c not in identifiers]}
+    if bad:
+        bad = {c: bad[c] for c in kept if c in bad}
+        if not drop_missing:
+            raise AnonlabError(_missing_message(bad, first))
+        dropped["rows_with_missing"] = n_read - n_kept
+        dropped["rows_with_missing_by_column"] = bad
+        if n_kept == 0:
+            raise AnonlabError(_ALL_MISSING)
+    if bad:
+        row_id = np.concatenate(
+            [
+                np.arange(p[0], p[0] + p[1], dtype=np.int64) if isinstance(p, tuple) else p
+                for p in kept_rows
+            ]
+        )
+    else:
+        row_id = np.arange(n_kept, dtype=np.int64)
+    del kept_rows
+    mixed = [c for c in kept if columns[c].saw_number and not columns[c].numeric]
+    if mixed:  # pandas reads such a column as text: read it again as text, exactly
+        for c in mixed:
+            del columns[c]  # frees the first pass's codes of the column
+        again = {c: _ChunkedColumn(c) for c in mixed}
+        _read_pass(path, chunks(kept, tuple(mixed)), kept, again, drop_missing)
+        columns.update(again)
+    numeric_set = (
+        {c for c in kept if columns[c].numeric} if numeric is None else set(numeric) & set(kept)
+    )
+    attributes, codes, values = [], {}, {}
+    for name in kept:
+        kind = Kind.NUMERIC if name in numeric_set else Kind.CATEGORICAL
+        hier = hierarchies.get(name)
+        codes[name], values[name] = columns.pop(name).finish(kind, hier, n_kept)
+        attributes.append(Attribute(name, _role(name, quasi_identifiers, sensitive), kind, hier))
+    return cls._assemble(attributes, codes, values, row_id, dropped)

@@ -37,7 +37,6 @@ from anonlab.models.matching_l_diversity import (
     READINGS,
     incompatibility_matrix,
     matching_possible_values,
-    simple_possible_values,
 )
 from anonlab.release import Release
 from anonlab.table import Table
@@ -196,8 +195,9 @@ def negative_rule_attack(
     inc = _knowledge(release, rules, rules_table)
     codes = release.sensitive_codes
     matching, consistent = matching_possible_values(release.group, codes, inc)
-    simple = simple_possible_values(release.group, codes, inc)
-    baseline = simple_possible_values(release.group, codes, np.zeros_like(inc))
+    simple, baseline = _simple_and_baseline(release.group, codes, inc)
+    excluded = int(inc.sum())
+    del inc
     for a in (matching, simple, baseline):
         a.flags.writeable = False
     group = np.asarray(release.group)
@@ -209,8 +209,25 @@ def negative_rule_attack(
         possible_simple=simple,
         possible_baseline=baseline,
         consistent_groups=consistent,
-        excluded_pairs=int(inc.sum()),
+        excluded_pairs=excluded,
     )
+
+
+def _simple_and_baseline(
+    group: np.ndarray, codes: np.ndarray, inc: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The simple reading and the baseline: :func:`simple_possible_values` with and without
+    the rules, from one boolean (group x value) presence table instead of two int64 group
+    histograms (at 10M records in 3.3M groups of 46 values: 153 MB instead of 1.2 GB each),
+    and the simple reading computed in place (``present & ~inc`` is ``present > inc``)."""
+    group = np.asarray(group)
+    n_groups = int(group.max()) + 1 if len(group) else 0
+    present = np.zeros((n_groups, inc.shape[1]), dtype=np.bool_)
+    present[group, codes] = True
+    baseline = present[group]
+    del present
+    simple = np.greater(baseline, inc)
+    return simple, baseline
 
 
 def _knowledge(release: Release, rules: Any, rules_table: Table | None) -> np.ndarray:

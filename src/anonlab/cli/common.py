@@ -53,6 +53,30 @@ RESAMPLE = typer.Option(
     help="Draw N records with replacement from the data (seeded by --seed; for scale tests; "
     "stated in the manifest).",
 )
+CLUSTER = typer.Option(
+    None,
+    "--cluster",
+    help="Run on the Dask scheduler at ADDRESS (e.g. tcp://10.0.0.1:8786); needs the extra "
+    "anonlab[distributed].",
+)
+WORKERS = typer.Option(
+    None,
+    "--workers",
+    help="Run on a local Dask cluster of N worker processes (extra anonlab[distributed]).",
+)
+
+
+@contextmanager
+def client_from_options(cluster: str | None, workers: int | None) -> Iterator[object | None]:
+    """A ``distributed.Client`` for ``--cluster ADDRESS`` or ``--workers N`` (closed on exit), or
+    None when neither is given (run on this machine). Both given is an error."""
+    if cluster is None and workers is None:
+        yield None
+        return
+    from anonlab.distributed.cluster import connect
+
+    with connect(cluster, workers) as client:
+        yield client
 
 
 @contextmanager
@@ -157,7 +181,7 @@ def resample_manifest(resample: int, seed: int, dataset: str | None, data: Path 
 
 def _load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_missing):
     from anonlab.hierarchy import Hierarchy
-    from anonlab.table import Table, read_frame
+    from anonlab.table import Table
 
     if (dataset is None) == (data is None):
         raise AnonlabError("give exactly one of --dataset NAME and --data FILE")
@@ -181,14 +205,34 @@ def _load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_m
         return table
     if qi_list is None:
         raise AnonlabError("--qi is required with --data (e.g. --qi age,sex,zipcode)")
-    frame = read_frame(data)
-    return Table.from_frame(
-        frame,
+    # Chunked reading: the peak is the codes plus one chunk, not the file's text
+    parquet = data.suffix.lower() in (".parquet", ".pq")
+    columns = _header(data, parquet)
+    reader = Table.from_parquet if parquet else Table.from_csv
+    return reader(
+        data,
         quasi_identifiers=qi_list,
         sensitive=sensitive,
-        hierarchies={k: v for k, v in hier.items() if k in frame.columns},
+        hierarchies={k: v for k, v in hier.items() if k in columns},
         drop_missing=drop_missing,
     )
+
+
+def _header(path: Path, parquet: bool) -> list[str]:
+    """The column names of a CSV or Parquet file, read without its rows."""
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from anonlab.table import check_input_path
+
+    path = check_input_path(path)  # names a missing file or a directory
+    try:
+        if parquet:
+            return [str(c) for c in pq.read_schema(path).names]
+        return [str(c) for c in pd.read_csv(path, nrows=0, skipinitialspace=True).columns]
+    except (OSError, ValueError, UnicodeDecodeError, pa.ArrowException) as exc:
+        raise AnonlabError(f"cannot read {str(path)!r}: {exc}") from None
 
 
 def open_release(path: Path):
