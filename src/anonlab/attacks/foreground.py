@@ -1145,6 +1145,13 @@ def _residual(f: np.ndarray, gf: np.ndarray) -> float:
     return float(np.max(np.abs(gf - f))) if len(f) else 0.0
 
 
+#: Newton polishing (after EM has converged to ``tol``) is skipped for attribute sets with more
+#: unknowns than this: its forward-difference Jacobian costs ``m + 1`` evaluations of Eq. (3)
+#: per step, which at 10M resampled records (up to 539 unknowns in a set) would be most of the
+#: attack's time, to move ``f`` by less than ``tol``. Adult's sets have at most a few dozen.
+NEWTON_POLISH_MAX_UNKNOWNS = 64
+
+
 def _newton(
     problem: _Problem, f: np.ndarray, gf: np.ndarray, res: float, target: float, max_steps: int
 ) -> tuple[np.ndarray, np.ndarray, float, int]:
@@ -1215,7 +1222,8 @@ def _solve(
     """Solve the fixed point ``f = g(f)`` of Eq. (4) by EM from ``f0``.
 
     Plain EM (fixed-point) iteration ``f <- g(f)`` until ``max |g(f) - f| <= tol`` or
-    ``max_iter`` iterations, then (``newton``) Newton polishing (:func:`_newton`).
+    ``max_iter`` iterations, then (``newton``, and at most ``NEWTON_POLISH_MAX_UNKNOWNS``
+    unknowns) Newton polishing (:func:`_newton`).
 
     EM converges linearly, at the rate ``ρ`` of the largest eigenvalue of ``Dg``; it crawls
     (``ρ`` near 1) where a coordinate of the fixed point is on the boundary (``f_i -> 0``: EM
@@ -1282,7 +1290,7 @@ def _solve(
         if previous > 0:
             ratios.append(res / previous)
         it += 1
-    if newton and problem.n_vars and res > 0:
+    if newton and 0 < problem.n_vars <= NEWTON_POLISH_MAX_UNKNOWNS and res > 0:
         f, gf, res, k = _newton(problem, f, gf, res, tol * 1e-3, 50)
         steps += k
     p = problem.probabilities(f)
@@ -1393,7 +1401,8 @@ def mine_global_distribution(
     max_iter : int
         Maximum EM iterations.
     newton : bool
-        Polish the EM result with Newton steps.
+        Polish the EM result with Newton steps (attribute sets with at most
+        ``NEWTON_POLISH_MAX_UNKNOWNS`` = 64 unknowns; beyond, EM's ``tol`` stands).
     accelerate : bool
         Where EM crawls, jump to its limit by safeguarded Newton steps (default); False:
         plain EM.
