@@ -465,7 +465,7 @@ def workload_error_distributed(
     answers and the generalization estimate are identical to the single machine's; the
     bucketization estimate equals it to about 1e-15 relative (a sum of floats per block).
     """
-    from anonlab.utility.workload import WorkloadError, _check_matches
+    from anonlab.utility.workload import _check_matches, workload_error_from_counts
 
     parts = _release_parts(release, client, partitions, n_partitions)
     if workload is None:
@@ -484,28 +484,7 @@ def workload_error_distributed(
     est = estimated_counts_distributed(
         release, workload, statistics=stats, published=published, partitions=parts
     )
-    # workload_error's finishing, as there (tests assert equal results)
-    valid = act > 0
-    rel = np.full(len(workload), np.nan)
-    rel[valid] = np.abs(act[valid] - est[valid]) / act[valid]
-    if not valid.any():
-        raise AnonlabError("every query of the workload has an actual answer of 0 on this table")
-    good = rel[valid]
-    settings = workload.to_json()
-    settings["perturbed_records"] = release.manifest.get("perturbed_records", 0)
-    return WorkloadError(
-        mean_relative_error=float(good.mean()),
-        median_relative_error=float(np.median(good)),
-        n_queries=int(valid.sum()),
-        n_excluded=int((~valid).sum()),
-        n_redrawn=workload.n_redrawn,
-        scheme=release.scheme,
-        settings=settings,
-        seed=workload.seed,
-        actual=act,
-        estimated=est,
-        relative_error=rel,
-    )
+    return workload_error_from_counts(release, workload, act, est)
 
 
 def default_measures_distributed(

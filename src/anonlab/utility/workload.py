@@ -830,7 +830,14 @@ def workload_error(
         act = workload.actual
     else:
         act = actual_counts(release.table, workload)
-    est = estimated_counts(release, workload)
+    return workload_error_from_counts(release, workload, act, estimated_counts(release, workload))
+
+
+def workload_error_from_counts(
+    release: Release, workload: Workload, act: np.ndarray, est: np.ndarray
+) -> WorkloadError:
+    """The :class:`WorkloadError` of actual answers ``act`` and estimates ``est`` (also the
+    finishing step of the Dask backend's map-reduce workload error)."""
     valid = act > 0
     rel = np.full(len(workload), np.nan)
     rel[valid] = np.abs(act[valid] - est[valid]) / act[valid]
