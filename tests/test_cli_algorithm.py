@@ -97,3 +97,29 @@ def test_asap_check_errors_are_clear(cli, tmp_path, fig8_csv):
         ["asap-check", "--algorithm", "hilb", str(fig8_csv), *base, "--param", "bogus=1"]
     )
     assert code == 2 and "bogus" in err
+
+
+def test_anonymize_mask_plus_fill_option(cli, tmp_path):
+    """--fill reaches MASK+ (recorded in the manifest, same as the API); bad values and
+    algorithms without a fill exit 2 naming the parameter."""
+    from anonlab import Table
+    from anonlab.anonymize import anonymize
+    from anonlab.release_io import load_release
+
+    base = ["anonymize", "--dataset", "adult", "--qi", "age,sex,race", "--sensitive",
+            "education", "--k", "50", "--m", "3", "--seed", "4"]  # fmt: skip
+    code, _, err = cli([*base, "--algorithm", "mask+", "--fill", "random", "--out",
+                        str(tmp_path / "r")])  # fmt: skip
+    assert code == 0, err
+    release = load_release(tmp_path / "r")
+    assert release.manifest["parameters"]["fill"] == "random"
+    table = Table.from_dataset("adult", quasi_identifiers=["age", "sex", "race"],
+                               sensitive="education")  # fmt: skip
+    api = anonymize(table, "mask+", k=50, m=3, fill="random", seed=4)
+    assert (release.published_sensitive == api.published_sensitive).all()
+    code, _, err = cli([*base, "--algorithm", "mask+", "--fill", "bogus", "--out",
+                        str(tmp_path / "b")])  # fmt: skip
+    assert code == 2 and "fill" in err and "random" in err and "Traceback" not in err
+    code, _, err = cli([*base, "--algorithm", "mondrian", "--fill", "random", "--out",
+                        str(tmp_path / "c")])  # fmt: skip
+    assert code == 2 and "fill" in err

@@ -190,6 +190,12 @@ def anonymize(
     suppress: bool = typer.Option(
         False, "--suppress", help="injector: withhold records no bucket can protect (counted)."
     ),
+    fill: str | None = typer.Option(
+        None,
+        "--fill",
+        help="mask+/mask++: 'paper' (default; the printed fill order, which the ASAP checker "
+        "shows leaks) or 'random' (ties and fill order at random; docs/asap.md).",
+    ),
     hierarchies: Path | None = HIERARCHIES,
     hierarchy_set: str | None = HIERARCHY_SET,
     drop_missing: bool = DROP_MISSING,
@@ -258,6 +264,7 @@ def anonymize(
         max_conditions=max_conditions,
         rules=None if rules is None else str(rules),
         suppress=True if suppress else None,
+        fill=fill,
     )
     with client_from_options(cluster, workers) as client:
         t0 = time.perf_counter()
