@@ -920,11 +920,6 @@ def foreground_attack_distributed(
 
 
 # =============================================================================== rule mining
-def _map_value_counts(part: Partition, n_values: int) -> dict:
-    sens = part.table.require_sensitive()
-    return {"counts": np.bincount(part.table.codes[sens], minlength=n_values).astype(np.int64)}
-
-
 def _cell_keys(table: Table, sig: tuple, node_maps: dict, radices: dict) -> np.ndarray:
     """Mixed-radix cell of each record for a signature of (attribute index, level) pairs."""
     cell = np.zeros(table.n_rows, dtype=np.int64)
@@ -1079,12 +1074,11 @@ def mine_rules_distributed(
     """Negative rules (:func:`anonlab.mining.mine_negative_rules`, ``kind="negative"``,
     default ``max_conditions=1``) or association rules
     (:func:`anonlab.mining.mine_association_rules`, ``kind="association"``, default
-    ``max_conditions=3``) with the value counts and itemset counts map-reduced; the rule
-    building is the single machine's. Returns the same rule set.
+    ``max_conditions=3``): the single machine's miner with the itemset counts map-reduced
+    (its ``itemsets`` hook). Returns the same rule set.
     """
     from anonlab._validation import check_choice
-    from anonlab.mining import association_rules as ar
-    from anonlab.mining import negative_rules as nr
+    from anonlab.mining import mine_association_rules, mine_negative_rules
 
     kind = check_choice("kind", kind, ("negative", "association"))
     if table.sensitive is None:
@@ -1092,65 +1086,25 @@ def mine_rules_distributed(
             "the table has no sensitive attribute; name one (--sensitive COL) to mine rules"
         )
     parts = _table_parts(table, client, partitions, n_partitions)
-    sens = table.sensitive
-    n = table.n_rows
-    n_values = table.domain_size(sens)
-    value_count = map_reduce(_map_value_counts, parts, n_values, {"counts": "sum"}, client)[
-        "counts"
-    ]
+
+    def count(min_count: int, max_cond: int) -> Any:
+        return frequent_itemsets_distributed(table, min_count, max_cond, partitions=parts)
+
+    # the single machine's miners, with only the itemset counting map-reduced
     if kind == "negative":
-        min_exp = nr._check_min_expectation(min_expectation)
-        max_cond = check_int("max_conditions", 1 if max_conditions is None else max_conditions,
-                             minimum=1)  # fmt: skip
-        # mine_negative_rules' finishing, as there (tests assert equal rule sets)
-        p = value_count / n if n else np.zeros(n_values)
-        threshold = np.asarray(nr.count_threshold(p, min_exp), dtype=float).reshape(n_values)
-        labels = list(nr._value_codes(table, sens))
-        settings = {labels[s]: float(threshold[s]) for s in range(n_values)}
-        usable = (p > 0) & (p < 1)
-        if not usable.any() or n == 0:
-            return nr.NegativeRuleSet((), min_exp, max_cond, sens, n, 0, settings)
-        min_count = int(np.ceil(threshold[usable].min() * (1 - nr._TIE)))
-        frequent = frequent_itemsets_distributed(table, min_count, max_cond, partitions=parts)
-        holds = (
-            (frequent.count[:, None] >= threshold[None, :] * (1 - nr._TIE))
-            & (frequent.by_value == 0)
-            & usable[None, :]
+        return mine_negative_rules(
+            table,
+            min_expectation,
+            1 if max_conditions is None else max_conditions,
+            prune_redundant=prune_redundant,
+            itemsets=count,
         )
-        itemset, value = np.nonzero(holds)
-        n_unpruned = int(len(itemset))
-        if prune_redundant and n_unpruned:
-            keep = ~nr._redundant(frequent, itemset, value, n_values)
-            itemset, value = itemset[keep], value[keep]
-        rules = nr._build_rules(frequent, itemset, value, p, labels)
-        return nr.NegativeRuleSet(tuple(rules), min_exp, max_cond, sens, n, n_unpruned, settings)
-    # mine_association_rules' finishing, as there
-    min_support = check_float("min_support", min_support)
-    if not 0 < min_support <= 1:
-        raise AnonlabError(f"parameter 'min_support' must be in (0, 1], got {min_support!r}")
-    min_conviction = check_float("min_conviction", min_conviction, low=0.0)
-    max_conditions = check_int(
-        "max_conditions", 3 if max_conditions is None else max_conditions, minimum=1
-    )
-    min_count = int(np.ceil(min_support * n - ar._TOL))
-    itemsets = frequent_itemsets_distributed(table, min_count, max_conditions, partitions=parts)
-    p = value_count / n
-    support, confidence, conviction = ar.rule_measures(itemsets, p, n)
-    holds = (support >= min_support - ar._TOL) & (conviction >= min_conviction - ar._TOL)
-    labels = [ar._leaf_label(v) for v in table.values[sens]]
-    rules = [
-        ar.AssociationRule(
-            itemsets.catalog.conditions(itemsets.items[i]),
-            labels[s],
-            int(itemsets.count[i]),
-            float(support[i, s]),
-            float(confidence[i, s]),
-            float(conviction[i, s]),
-        )
-        for i, s in zip(*np.nonzero(holds), strict=True)
-    ]
-    return ar.AssociationRuleSet(
-        tuple(rules), min_support, min_conviction, max_conditions, sens, n, False, itemsets, holds
+    return mine_association_rules(
+        table,
+        min_support,
+        min_conviction,
+        3 if max_conditions is None else max_conditions,
+        itemsets=count,
     )
 
 

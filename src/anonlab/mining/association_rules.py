@@ -22,6 +22,7 @@ then the mean probability, which for a bucketized release equals the published f
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -154,6 +155,7 @@ def mine_association_rules(
     *,
     probabilities: np.ndarray | None = None,
     catalog: ItemCatalog | None = None,
+    itemsets: Callable[[int, int], FrequentItemsets] | None = None,
 ) -> AssociationRuleSet:
     """Every rule ``X ⇒ s`` with support ``>= min_support`` and conviction ``>= min_conviction``.
 
@@ -169,6 +171,10 @@ def mine_association_rules(
     probabilities : ndarray of shape (n_rows, n_values), optional
         Per-record value probabilities (estimated rules); default the table's own values.
     catalog : ItemCatalog, optional
+    itemsets : callable, optional
+        ``itemsets(min_count, max_conditions)`` counts the frequent itemsets of the table's own
+        values (default :func:`frequent_itemsets`); the Dask backend counts them over row blocks.
+        Not with ``probabilities`` or ``catalog``.
 
     Returns
     -------
@@ -187,23 +193,29 @@ def mine_association_rules(
     n = table.n_rows
     n_values = table.domain_size(sens)
     min_count = int(np.ceil(min_support * n - _TOL))
-    itemsets = frequent_itemsets(
-        table, min_count, max_conditions, probabilities=probabilities, catalog=catalog
-    )
+    if itemsets is None:
+        frequent = frequent_itemsets(
+            table, min_count, max_conditions, probabilities=probabilities, catalog=catalog
+        )
+    elif probabilities is not None or catalog is not None:
+        raise AnonlabError("parameter 'itemsets' counts the table's own values: drop "
+                           "'probabilities' and 'catalog', or 'itemsets'")  # fmt: skip
+    else:
+        frequent = itemsets(min_count, max_conditions)
     if probabilities is None:
         p = np.bincount(table.codes[sens], minlength=n_values) / n
     else:
         p = np.asarray(probabilities, dtype=float).sum(axis=0) / n
-    support, confidence, conviction = rule_measures(itemsets, p, n)
+    support, confidence, conviction = rule_measures(frequent, p, n)
     holds = (support >= min_support - _TOL) & (conviction >= min_conviction - _TOL)
     labels = [_leaf_label(v) for v in table.values[sens]]
     rules = []
     for i, s in zip(*np.nonzero(holds), strict=True):
         rules.append(
             AssociationRule(
-                itemsets.catalog.conditions(itemsets.items[i]),
+                frequent.catalog.conditions(frequent.items[i]),
                 labels[s],
-                int(itemsets.count[i]),
+                int(frequent.count[i]),
                 float(support[i, s]),
                 float(confidence[i, s]),
                 float(conviction[i, s]),
@@ -217,6 +229,6 @@ def mine_association_rules(
         sens,
         n,
         probabilities is not None,
-        itemsets,
+        frequent,
         holds,
     )

@@ -54,7 +54,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -433,6 +433,7 @@ def mine_negative_rules(
     max_conditions: int = 1,
     *,
     prune_redundant: bool = True,
+    itemsets: Callable[[int, int], FrequentItemsets] | None = None,
 ) -> NegativeRuleSet:
     """Mine every (non-redundant) negative rule ``X ⇒ ¬s`` of confidence 1 (§IV-C).
 
@@ -447,6 +448,10 @@ def mine_negative_rules(
         Largest number of conditions in ``X`` (see the module docstring for why 1).
     prune_redundant : bool, default=True
         Drop rules that are specializations of another rule with the same ``s``.
+    itemsets : callable, optional
+        ``itemsets(min_count, max_conditions)`` counts the frequent itemsets (default
+        :func:`frequent_itemsets` on ``table``); the Dask backend counts them over row blocks
+        (:func:`anonlab.distributed.measures.mine_rules_distributed`).
 
     Returns
     -------
@@ -472,7 +477,11 @@ def mine_negative_rules(
     if not usable.any() or n == 0:
         return NegativeRuleSet((), min_exp, max_cond, sens, n, 0, settings)
     min_count = int(np.ceil(threshold[usable].min() * (1 - _TIE)))
-    frequent = frequent_itemsets(table, min_count, max_cond)
+    frequent = (
+        frequent_itemsets(table, min_count, max_cond)
+        if itemsets is None
+        else itemsets(min_count, max_cond)
+    )
     holds = (
         (frequent.count[:, None] >= threshold[None, :] * (1 - _TIE))
         & (frequent.by_value == 0)
