@@ -572,8 +572,7 @@ def _attacks_table(comparison: Comparison) -> str:
 
 def render_compare_html(comparison: Comparison, title: str | None = None) -> str:
     """The comparison as one self-contained HTML page (inline CSS and SVG, values escaped)."""
-    from anonlab import __version__
-    from anonlab.report.html import _CSS, _e, _kv_table
+    from anonlab.report.html import _e, _kv_table, document
 
     t = comparison.table
     title = title or "anonlab compare: the privacy–utility frontier"
@@ -601,22 +600,16 @@ def render_compare_html(comparison: Comparison, title: str | None = None) -> str
         if svg
         else "<p class='muted'>No release could be placed on the plane.</p>"
     )
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{_e(title)}</title><style>{_CSS}</style></head>
-<body>
-<h1>{_e(title)}</h1>
-<p>{_e(summary)}</p>
-<h2>The frontier</h2>
+    body = f"""<h2>The frontier</h2>
 <p>A release is on the frontier (Pareto-optimal, ★) when no other release is at least as good
 on both axes (share of records at risk, query error) and better on one. <b>Frontier:</b>
 {_e(front_words)}.</p>
 {figure}
 <h2>Releases</h2>
 <p><b>Share at risk</b>: the largest share of records at risk (records whose true sensitive value
-gets more than the release's promise) over the audit's attacks; the privacy-model checks, the
-re-identification risk and the utility stage are not counted. <b>Query error</b>: the mean
+gets more than the release's promise) over the audit's attacks with stated knowledge; the
+privacy-model checks, the re-identification risk, the utility stage and the worst-case bound
+(shown in its own column below) are not counted. <b>Query error</b>: the mean
 relative error of the COUNT-query workload. ★: on the frontier. A failed row says why the
 algorithm could not make that release. Click a release for its full audit report.</p>
 {_rows_table(comparison)}
@@ -626,10 +619,8 @@ algorithm could not make that release. Click a release for its full audit report
 <h2 id="settings">Settings and seeds</h2>
 <p>Every anonymizer and every audit used these settings; re-running with them gives the same
 page.</p>
-{_kv_table(comparison.settings)}
-<p class="muted">anonlab {_e(__version__)}</p>
-</body></html>
-"""
+{_kv_table(comparison.settings)}"""
+    return document(title, summary, body)
 
 
 def write_comparison(

@@ -143,14 +143,7 @@ def render_html(audit: Audit, title: str | None = None) -> str:
         f"seed {r.get('seed')}."
     )
     settings = _kv_table(audit.settings)
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{_e(title)}</title><style>{_CSS}</style></head>
-<body>
-<h1>{_e(title)}</h1>
-<p>{_e(summary)}</p>
-<h2>Verdicts</h2>
+    body = f"""<h2>Verdicts</h2>
 {_verdicts(audit)}
 <h2>Strongest inferences</h2>
 {_strongest(audit)}
@@ -160,7 +153,22 @@ def render_html(audit: Audit, title: str | None = None) -> str:
 quasi-identifiers, published sensitive values) plus that knowledge; they are scored against the
 publisher's copy of the original. Re-running with the same settings and seeds gives the same
 report (up to the measured run times).</p>
-{settings}
+{settings}"""
+    return document(title, summary, body)
+
+
+def document(title: str, summary: str, body: str) -> str:
+    """A self-contained HTML page: inline CSS, the escaped ``title`` as heading, the escaped
+    ``summary`` paragraph, ``body`` (already HTML) and the anonlab version. Shared by the audit
+    report, the index page and ``compare``'s page."""
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{_e(title)}</title><style>{_CSS}</style></head>
+<body>
+<h1>{_e(title)}</h1>
+<p>{_e(summary)}</p>
+{body}
 <p class="muted">anonlab {_e(__version__)}</p>
 </body></html>
 """
@@ -190,14 +198,9 @@ def render_index(audits: dict[str, Audit], title: str = "anonlab audits") -> str
             risk = "" if f.at_risk is None else f"{f.at_risk:,} of {f.considered:,} "
             cells.append(f"<td>{_badge(f.verdict)} {_e(risk)}<br>{_e(f.headline)}</td>")
         rows.append(f"<tr><th>{_e(f0.title)}</th>{''.join(cells)}</tr>")
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{_e(title)}</title>
-<style>{_CSS}</style></head><body>
-<h1>{_e(title)}</h1>
-<p>Each column is one release of the same table; each cell the verdict, the records at risk
-beyond the release's promise (of those examined), and what was found. Click a release for its
-full report.</p>
-<table><tr>{head}</tr>{"".join(rows)}</table>
-<p class="muted">anonlab {_e(__version__)}</p>
-</body></html>
-"""
+    summary = (
+        "Each column is one release of the same table; each cell the verdict, the records at "
+        "risk beyond the release's promise (of those examined), and what was found. Click a "
+        "release for its full report."
+    )
+    return document(title, summary, f"<table><tr>{head}</tr>{''.join(rows)}</table>")
