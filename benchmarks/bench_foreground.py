@@ -73,12 +73,16 @@ def adult_release() -> tuple[Release, list[str]]:
     return wong.anatomy_release(table, merged, 2, seed=0), list(wong.LOW_EDUCATION)
 
 
-def kdd_release() -> tuple[Release, list[str]]:
+def kdd_release(n: int | None = None) -> tuple[Release, list[str]]:
+    """The census-kdd-workers setting; with ``n``, both tables resampled to ``n`` rows by the
+    same seeded draw (benchmarks/scaling.py's foreground task)."""
     df = datasets.load_frame("census-kdd-workers")[[*KDD_QI, KDD_SENSITIVE]]
     table = Table.from_frame(df, quasi_identifiers=KDD_QI, sensitive=KDD_SENSITIVE, numeric=["age"])
     m = df.copy()
     m[KDD_SENSITIVE] = np.where(m[KDD_SENSITIVE].isin(KDD_SET), "set", m[KDD_SENSITIVE])
     merged = Table.from_frame(m, quasi_identifiers=KDD_QI, sensitive=KDD_SENSITIVE, numeric=["age"])
+    if n is not None:  # the same draw for both (same n, same seed)
+        table, merged = table.resample(n, seed=0), merged.resample(n, seed=0)
     grouped = anatomy(merged, 2, sensitive_values=["set"], seed=0)
     rel = Release(table, grouped.group, "bucketization", {"algorithm": "anatomy"})
     return rel, KDD_SET

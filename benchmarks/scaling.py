@@ -93,19 +93,9 @@ TASKS = [
 DEFAULT_SIZES = [100_000, 1_000_000, 3_000_000, 10_000_000]
 #: Where the CSV files of the reading tasks are written (once per size, reused).
 CSV_DIR = os.environ.get("ANONLAB_SCALING_DIR", "/tmp/anonlab-scaling")
-#: The foreground attack's setting (as census-kdd-workers in bench_foreground.py).
-FG_QI = [
-    "age",
-    "sex",
-    "race",
-    "marital_stat",
-    "education",
-    "class_of_worker",
-    "country_of_birth_self",
-    "citizenship",
-]
-FG_SENSITIVE = "major_occupation_code"
-FG_SET = ["Farming forestry and fishing", "Private household services"]
+#: The foreground attack's setting: census-kdd-workers in bench_foreground.py, resampled.
+from bench_foreground import KDD_SET as FG_SET  # noqa: E402
+from bench_foreground import kdd_release  # noqa: E402
 
 
 def _rss_mb() -> float:
@@ -200,20 +190,8 @@ def _read_task(name: str, n: int):
 
 
 def _foreground_input(n: int):
-    """(release, target set): Anatomy ℓ = 2 grouped on the merged label, as bench_foreground."""
-    from anonlab import datasets
-    from anonlab.anonymize import anatomy
-    from anonlab.release import Release
-    from anonlab.table import Table
-
-    df = datasets.load_frame(SOURCE)[[*FG_QI, FG_SENSITIVE]]
-    table = Table.from_frame(df, quasi_identifiers=FG_QI, sensitive=FG_SENSITIVE, numeric=["age"])
-    m = df.copy()
-    m[FG_SENSITIVE] = np.where(m[FG_SENSITIVE].isin(FG_SET), "set", m[FG_SENSITIVE])
-    merged = Table.from_frame(m, quasi_identifiers=FG_QI, sensitive=FG_SENSITIVE, numeric=["age"])
-    table = table.resample(n, seed=0)  # the same draw for both (same n, same seed)
-    grouped = anatomy(merged.resample(n, seed=0), 2, sensitive_values=["set"], seed=0)
-    return Release(table, grouped.group, "bucketization", {"algorithm": "anatomy"})
+    """The release: Anatomy ℓ = 2 grouped on the merged label, as bench_foreground."""
+    return kdd_release(n)[0]
 
 
 def _foreground_size(release, stats: dict):
