@@ -36,3 +36,46 @@ def dask_client():
     finally:
         client.close()
         cluster.close()
+
+
+@pytest.fixture
+def kill_worker_once(dask_client, tmp_path):
+    """``kill_worker_once(prefix)``: a context manager under which the first task whose key
+    starts with ``prefix`` SIGKILLs its worker process as it starts executing (once: a marker
+    file, which receives the killed pid). Yields the marker path; afterwards the plugin is
+    removed and the nanny's restart awaited. The plugin class is local to this function, so
+    cloudpickle sends it by value to the workers."""
+    import contextlib
+    import os
+    import signal
+
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+    class KillOnce(WorkerPlugin):
+        name = "anonlab-test-kill-once"
+
+        def __init__(self, path: str, prefix: str):
+            self.path, self.prefix = path, prefix
+
+        def transition(self, key, start, finish, **kwargs):
+            if finish != "executing" or not str(key).startswith(self.prefix):
+                return
+            try:
+                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            except FileExistsError:
+                return
+            os.write(fd, str(os.getpid()).encode())
+            os.close(fd)
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    @contextlib.contextmanager
+    def arm(prefix: str):
+        marker = tmp_path / "killed"
+        dask_client.register_plugin(KillOnce(str(marker), prefix))
+        try:
+            yield marker
+        finally:
+            dask_client.unregister_worker_plugin(KillOnce.name)
+            dask_client.wait_for_workers(2, timeout=60)
+
+    return arm

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 
 import numpy as np
 import pytest
@@ -223,40 +222,15 @@ def test_same_release_with_one_and_two_workers(census_small, dask_client):
     assert info["partition_seeds"] == expected == partition_seeds(7, info["partitions"])
 
 
-def test_worker_killed_mid_job_gives_the_same_release(census_small, dask_client, tmp_path):
+def test_worker_killed_mid_job_gives_the_same_release(census_small, dask_client, kill_worker_once):
     """A worker plugin SIGKILLs its worker process when part 2 starts executing, once (a
     marker file); the scheduler reschedules the part, the nanny restarts the worker."""
-    from distributed.diagnostics.plugin import WorkerPlugin
-
-    marker = tmp_path / "killed"
-
-    class KillOnce(WorkerPlugin):  # local class: pickled by value to the workers
-        name = "anonlab-test-kill-once"
-
-        def __init__(self, path: str, prefix: str):
-            self.path, self.prefix = path, prefix
-
-        def transition(self, key, start, finish, **kwargs):
-            if finish != "executing" or not str(key).startswith(self.prefix):
-                return
-            try:
-                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-            except FileExistsError:
-                return
-            os.write(fd, str(os.getpid()).encode())
-            os.close(fd)
-            os.kill(os.getpid(), signal.SIGKILL)
-
     census = census_small
     params = {"l": 4, "seed": 3, "max_partition_rows": 1500}
     reference = anonymize_distributed(census, "mondrian++", dask_client, **params)
     pids_before = set(dask_client.run(os.getpid).values())
-    dask_client.register_plugin(KillOnce(str(marker), "anonlab-mondrian++-part-2-"))
-    try:
+    with kill_worker_once("anonlab-mondrian++-part-2-") as marker:
         again = anonymize_distributed(census, "mondrian++", dask_client, **params)
-    finally:
-        dask_client.unregister_worker_plugin(KillOnce.name)
-        dask_client.wait_for_workers(2, timeout=60)
     assert marker.exists(), "the plugin never killed a worker"
     killed = int(marker.read_text())
     assert killed in pids_before

@@ -343,41 +343,15 @@ def test_map_reduce_on_the_cluster_equals_local(adult, dask_client):
 
 
 # ------------------------------------------------------------------------------ CLI
-def test_worker_killed_mid_map_gives_the_same_checks(adult, dask_client, tmp_path):
+def test_worker_killed_mid_map_gives_the_same_checks(adult, dask_client, kill_worker_once):
     """A worker plugin SIGKILLs its worker when a map task starts, once (a marker file): the
     block it held is recomputed from its task, the map retried, the result unchanged."""
     import os
-    import signal
-
-    from distributed.diagnostics.plugin import WorkerPlugin
-
-    marker = tmp_path / "killed"
-
-    class KillOnce(WorkerPlugin):  # local class: pickled by value to the workers
-        name = "anonlab-test-kill-map-once"
-
-        def __init__(self, path: str):
-            self.path = path
-
-        def transition(self, key, start, finish, **kwargs):
-            if finish != "executing" or not str(key).startswith("anonlab-map-"):
-                return
-            try:
-                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-            except FileExistsError:
-                return
-            os.write(fd, str(os.getpid()).encode())
-            os.close(fd)
-            os.kill(os.getpid(), signal.SIGKILL)
 
     release = adult["mondrian"]
     parts = dm.partition_release(release, dask_client)  # its own blocks: some will be lost
-    dask_client.register_plugin(KillOnce(str(marker)))
-    try:
+    with kill_worker_once("anonlab-map-") as marker:
         ours = dm.default_checks_distributed(release, partitions=parts)
-    finally:
-        dask_client.unregister_worker_plugin(KillOnce.name)
-        dask_client.wait_for_workers(2, timeout=60)
     assert marker.exists(), "the plugin never killed a worker"
     with pytest.raises(ProcessLookupError):
         os.kill(int(marker.read_text()), 0)
