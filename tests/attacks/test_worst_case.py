@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from anonlab import AnonlabError, Release, Table
 from anonlab.attacks import (
     disclosure_by_group,
+    disclosure_by_group_curve,
     disclosure_curve,
     maximum_disclosure,
 )
@@ -335,6 +336,21 @@ def test_by_group_equals_brute_force(buckets, k):
     for g, persons in enumerate(persons_of(buckets)):
         assert imp[g] == brute_same_consequent(buckets, k, persons)
         assert neg[g] == brute_negations(buckets, k, persons)
+
+
+@SETTINGS
+@given(medium_buckets, st.integers(0, 6))
+def test_by_group_curve_rows_are_by_group(buckets, k_max):
+    """One dynamic program for every k gives each k's own per-group values (exact and float)."""
+    release = make_release(buckets)
+    for language in ("implications", "negations"):
+        exact = disclosure_by_group_curve(release, k_max, language=language, exact=True)
+        floats = disclosure_by_group_curve(release, k_max, language=language)
+        assert floats.shape == (k_max + 1, len(buckets))
+        for k in range(k_max + 1):
+            assert exact[k] == disclosure_by_group(release, k, language=language, exact=True)
+            assert np.array_equal(floats[k], disclosure_by_group(release, k, language=language))
+            assert np.allclose(floats[k], [float(v) for v in exact[k]], rtol=1e-12)
 
 
 def test_by_group_past_the_smallest_bucket():

@@ -40,6 +40,7 @@ from anonlab.attacks.worst_case import (
     DisclosureResult,
     Statement,
     disclosure_by_group,
+    disclosure_by_group_curve,
     disclosure_curve,
     maximum_disclosure,
 )
@@ -80,6 +81,7 @@ __all__ = [
     "mine_global_distribution",
     "Statement",
     "disclosure_by_group",
+    "disclosure_by_group_curve",
     "disclosure_curve",
     "maximum_disclosure",
 ]

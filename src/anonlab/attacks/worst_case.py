@@ -266,6 +266,24 @@ def disclosure_by_group(
     return _Core(release, k, language, exact, cap=False).by_group(k)
 
 
+def disclosure_by_group_curve(
+    release: Release,
+    k_max: int,
+    *,
+    language: str = "implications",
+    exact: bool = False,
+) -> np.ndarray | list[list[Fraction]]:
+    """:func:`disclosure_by_group` for every ``k = 0..k_max`` from one dynamic program.
+
+    Returns
+    -------
+    ndarray of shape (k_max + 1, n_groups), float64, or, with ``exact=True``, a list of
+    ``k_max + 1`` lists of Fractions.
+    """
+    release, k_max, language, exact = _check(release, k_max, language, exact, name="k_max")
+    return _Core(release, k_max, language, exact, cap=False).by_group_curve()
+
+
 def _check(release, k, language, exact, name="k"):
     from anonlab.models.result import check_release
 
@@ -500,13 +518,23 @@ class _Core:
         return vals if self.exact else np.array(vals, dtype=np.float64)
 
     def by_group(self, k: int):
-        K = self.K
+        curve = self.by_group_curve()
+        return curve[self.K]
+
+    def by_group_curve(self):
+        """Per group, the maximum disclosure for ``k = 0..K``: shape (K + 1, n_groups) (a list
+        of lists of Fractions when exact). One dynamic program gives every ``k``."""
         if self.language == "negations":
-            per_prof = self._neg_values(K)[:, K]
+            per_prof = self._neg_values(self.K)
         else:
-            per_prof = self._target_fixed()[:, K]
-        out = [self._finish_prob(per_prof[p]) for p in self.inverse]
-        return out if self.exact else np.array(out, dtype=np.float64)
+            per_prof = self._target_fixed()  # (profiles, K + 1)
+        if self.exact:
+            done = [[self._finish_prob(v) for v in row] for row in per_prof]
+            return [[done[p][k] for p in self.inverse] for k in range(self.K + 1)]
+        values = per_prof.astype(np.float64)
+        if self.language != "negations":
+            values = 1.0 / (1.0 + values)  # as _finish, vectorised over profiles
+        return values[self.inverse].T
 
     def _finish_prob(self, v):
         if self.language == "negations":

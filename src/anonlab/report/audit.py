@@ -474,8 +474,9 @@ def _worst_case(release: Release, opts: dict) -> Finding:
     the paper leaves ``c`` and ``k`` to the publisher. The audit's verdict takes ``c`` = the
     release's promise (:func:`promise`, e.g. ``1/ℓ``) and ``k`` = ``worst_case_k`` (default 1:
     one basic implication, e.g. "if Bob has flu then Ann has flu"): a record is *at risk* when
-    the maximum disclosure with the target in its group (:func:`disclosure_by_group`; the
-    implications may speak of anyone) exceeds the promise after ``worst_case_k`` implications.
+    the maximum disclosure with the target in its group (:func:`disclosure_by_group`; every k
+    from one run, :func:`disclosure_by_group_curve`; the implications may speak of anyone)
+    exceeds the promise after ``worst_case_k`` implications.
 
     Judging at ``k = k_max`` instead flags almost every record of any ℓ-diverse release: a group
     with ``d`` distinct values is pinned by ``d - 1`` implications, so with ``k_max >= ℓ - 1``
@@ -489,7 +490,7 @@ def _worst_case(release: Release, opts: dict) -> Finding:
     exposed value, not of the record's own.
     """
     from anonlab.attacks.worst_case import (
-        disclosure_by_group,
+        disclosure_by_group_curve,
         disclosure_curve,
         maximum_disclosure,
     )
@@ -509,9 +510,9 @@ def _worst_case(release: Release, opts: dict) -> Finding:
     first_above = np.full(n, -1, dtype=np.int64)  # smallest k above the promise; -1: none <= K
     first_certain = np.full(n, -1, dtype=np.int64)  # smallest k with disclosure 1
     above_by_k = []
+    per_group_by_k = disclosure_by_group_curve(release, k_max)  # (k_max + 1, groups)
     for k in range(k_max + 1):
-        per_group = np.asarray(disclosure_by_group(release, k), dtype=np.float64)
-        per_record = per_group[release.group]
+        per_record = per_group_by_k[k][release.group]
         above = per_record > bound + 1e-9
         first_above[(first_above < 0) & above] = k
         first_certain[(first_certain < 0) & (per_record >= 1 - 1e-12)] = k
