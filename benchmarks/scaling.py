@@ -40,15 +40,18 @@ Attacks (the release is built before the timed part; its memory is inside the pe
 * ``negative-rules``: ``mine_negative_rules(table, 0.9, 1)`` (minExp 0.9, one-condition rules,
   as bench_injector.py) plus ``negative_rule_attack`` with those rules on the Anatomy ℓ = 3
   release of the same input, ℓ = 3; both times are also given apart.
-* ``foreground-size``: the same input, not solved: Apriori, every set's signatures and
-  unknowns, and the time of one evaluation of Eq. (3)-(4), the unit of EM and of Newton's
-  forward-difference Jacobian (to size the attack where running it is out of reach).
+* ``foreground-size``: the same input, not solved: the distinct quasi-identifier rows
+  (``_RowIndex``), Apriori, every set's signatures and unknowns, the group types of the last
+  set (groups equal in size, count of x and members' unknowns, evaluated once), and the time
+  of one evaluation of Eq. (3)-(4) on it, the unit of EM (to size the attack where running
+  it is out of reach).
 * ``foreground``: the foreground-knowledge attack as bench_foreground.py's census-kdd-workers
   setting, resampled: quasi-identifiers age, sex, race, marital_stat, education,
   class_of_worker, country_of_birth_self, citizenship (QI size 8), sensitive
   major_occupation_code with the target set {Farming forestry and fishing, Private household
   services}, Anatomy ℓ = 2 grouped on the merged label, ``foreground_attack`` with its defaults
-  (J = 3993 from ε = 0.01, σ = 0.9; every frequent attribute set; EM + Newton polishing).
+  (J = 3993 from ε = 0.01, σ = 0.9; every frequent attribute set; EM accelerated by SQUAREM,
+  Newton polishing for sets of at most 64 unknowns).
 
 ``--timeout`` (seconds per cell) and ``--max-rss-mb`` (a watchdog thread ends a cell whose RSS
 passes it, so that a cell that cannot fit does not push the shared machine into the OOM
@@ -205,26 +208,30 @@ def _foreground_size(release, stats: dict):
         targets = fg._targets(release, FG_SET)
         J = fg.hoeffding_support(0.01, 0.9)
         t0 = time.perf_counter()
-        sets = fg.frequent_attribute_sets(release, J)
+        index = fg._RowIndex.of(release, tuple(release.quasi_identifiers))
+        stats["row_index_seconds"] = time.perf_counter() - t0
+        stats["distinct_rows"] = int(len(index.rows))
+        t0 = time.perf_counter()
+        sets = fg._frequent_sets(index, J, len(index.attributes))
         stats["apriori_seconds"] = time.perf_counter() - t0
         layout = fg._Layout(release.group, release.n_groups, fg._count_x(release, targets[0][1]))
         stats["busy_members"] = int(len(layout.records))
         t0 = time.perf_counter()
         unknowns = []
         for attrs in sets:
-            codes, inv = fg._signatures(release, attrs)
-            unknowns.append(int((np.bincount(inv, minlength=len(codes)) >= J).sum()))
+            unknowns.append(int((index.signatures(attrs).support >= J).sum()))
         stats["signature_seconds"] = time.perf_counter() - t0
         stats["attribute_sets"] = len(sets)
         stats["unknowns"] = sum(unknowns)
         stats["max_unknowns"] = max(unknowns, default=0)
         if sets:
-            codes, inv = fg._signatures(release, sets[-1])
-            sufficient = np.bincount(inv, minlength=len(codes)) >= J
-            var = np.full(len(codes), -1, dtype=np.int64)
+            sig = index.signatures(sets[-1])
+            sufficient = sig.support >= J
+            var = np.full(len(sufficient), -1, dtype=np.int64)
             var[sufficient] = np.arange(int(sufficient.sum()))
             fixed = np.where(sufficient, 0.0, 0.5)
-            problem = fg._Problem(layout, var[inv], fixed[inv], int(sufficient.sum()))
+            problem = fg._Problem(layout, sig, var, fixed, int(sufficient.sum()))
+            stats["group_types"] = int(problem.n_types)
             f = np.full(problem.n_vars, 0.04)
             problem.g(f)
             t0 = time.perf_counter()
@@ -253,8 +260,9 @@ def _attack_task(name: str, table, n: int, stats: dict):
             stats["newton_steps"] = int(sum(r.newton_steps for r in result.reports))
             stats["converged"] = all(r.converged for r in result.reports)
             stats["signature_mb"] = (
-                sum(d.record_signature.nbytes for d in result.distributions) / 2**20
-            )
+                sum(d.row_signature.nbytes for d in result.distributions)
+                + result.distributions[0].record_row.nbytes
+            ) / 2**20
             return result
 
         return run
@@ -451,7 +459,7 @@ def details(results: dict[str, list[dict]], sizes: list[int]) -> None:
     if "foreground" in results:
         print(
             "\n| rows | foreground: attribute sets / unknowns / EM iterations / Newton steps / "
-            "converged / per-record signature arrays kept |"
+            "converged / signature arrays kept |"
         )
         print("|---|---|")
         for n in sizes:
@@ -464,16 +472,18 @@ def details(results: dict[str, list[dict]], sizes: list[int]) -> None:
                 )
     if "foreground-size" in results:
         print(
-            "\n| rows | foreground problem size: attribute sets / unknowns (largest set) / "
-            "busy members / Apriori / signatures / one evaluation of Eq. (3)-(4) |"
+            "\n| rows | foreground problem size: distinct QI rows / attribute sets / unknowns "
+            "(largest set) / busy members / group types (largest set) / time: row index / "
+            "Apriori / signatures / one evaluation of Eq. (3)-(4) |"
         )
         print("|---|---|")
         for n in sizes:
             r = at("foreground-size", n)
             if r is not None:
                 print(
-                    f"| {n:,} | {r['attribute_sets']} / {r['unknowns']:,} "
-                    f"({r['max_unknowns']:,}) / {r['busy_members']:,} / "
+                    f"| {n:,} | {r.get('distinct_rows', 0):,} / {r['attribute_sets']} / "
+                    f"{r['unknowns']:,} ({r['max_unknowns']:,}) / {r['busy_members']:,} / "
+                    f"{r.get('group_types', 0):,} / {ms(r.get('row_index_seconds', 0.0))} / "
                     f"{ms(r['apriori_seconds'])} / {ms(r['signature_seconds'])} / "
                     f"{ms(r.get('g_seconds', 0.0))} |"
                 )

@@ -440,9 +440,10 @@ def _plain_em(release, **kwargs):
     )
 
 
+@pytest.mark.parametrize("accelerate", ["squarem", "newton"])
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10_000), st.booleans())
-def test_accelerated_solver_reaches_plain_em_fixed_point(seed, newton):
+def test_accelerated_solver_reaches_plain_em_fixed_point(accelerate, seed, newton):
     rng = np.random.default_rng(seed)
     n_rows = int(rng.integers(6, 80))
     sigs = rng.integers(0, int(rng.integers(2, 6)), n_rows)
@@ -464,7 +465,9 @@ def test_accelerated_solver_reaches_plain_em_fixed_point(seed, newton):
         r, ["a"], "x", min_support=1, newton=newton, accelerate=False
     )
     assume(np.max(np.abs(current.probability - ref.probability)) <= 1e-8)
-    dist, rep = mine_global_distribution(r, ["a"], "x", min_support=1, newton=newton)
+    dist, rep = mine_global_distribution(
+        r, ["a"], "x", min_support=1, newton=newton, accelerate=accelerate
+    )
     assert rep.converged and rep.residual <= 1e-10
     np.testing.assert_allclose(dist.probability, ref.probability, rtol=0, atol=1e-8)
 
@@ -482,14 +485,17 @@ def _crawling_boundary_release(k=2, m=40):
     return make_release(sigs, vals, groups), (k + m + 2) / (k + 2 * m + 2)
 
 
+@pytest.mark.parametrize("accelerate", ["squarem", "newton"])
 @pytest.mark.parametrize("newton", [False, True])
-def test_accelerated_solver_boundary_solution(newton):
+def test_accelerated_solver_boundary_solution(newton, accelerate):
     r, f1 = _crawling_boundary_release()
     ref, ref_rep = _plain_em(r)
     assert ref_rep.converged and ref_rep.em_iterations > 300
     assert ref.as_dict()[("s1",)] == pytest.approx(f1, abs=1e-12)
     assert ref.as_dict()[("s2",)] < 1e-12
-    dist, rep = mine_global_distribution(r, ["a"], "x", min_support=1, newton=newton)
+    dist, rep = mine_global_distribution(
+        r, ["a"], "x", min_support=1, newton=newton, accelerate=accelerate
+    )
     assert rep.converged and rep.residual <= 1e-10
     np.testing.assert_allclose(dist.probability, ref.probability, rtol=0, atol=1e-8)
     # plain EM needs far more iterations for the same tolerance
@@ -504,7 +510,9 @@ def test_accelerated_solver_boundary_solution(newton):
     # Tables 7-8: boundary f2 = 0 as well
     r8 = make_release(*TABLE8)
     ref8, _ = _plain_em(r8)
-    dist8, rep8 = mine_global_distribution(r8, ["a"], "x", min_support=1, newton=newton)
+    dist8, rep8 = mine_global_distribution(
+        r8, ["a"], "x", min_support=1, newton=newton, accelerate=accelerate
+    )
     assert rep8.converged
     np.testing.assert_allclose(dist8.probability, ref8.probability, rtol=0, atol=1e-8)
 

@@ -37,11 +37,15 @@ The global distribution of an attribute set (Eqs. 4-6) is the fixed point
 Newton's method. :func:`mine_global_distribution` iterates the fixed-point map itself, which is
 the EM algorithm for per-signature Bernoulli rates observed through each group's count of ``x``
 (notes §2.2): every iterate stays in ``[0, 1]`` and preserves the mass balance
-``sum_i |s_i| f_i = #x``, and the likelihood increases monotonically. Where EM crawls (a
-coordinate of the fixed point on the boundary 0 with ``dg_i/df_i`` near 1, or a flat
-likelihood), it jumps to EM's limit by Newton steps, accepted only under safeguards that make
-the root EM's own (see :func:`_solve`). The EM result is then optionally polished with clipped
-Newton steps (the paper's method), accepted only when they reduce the residual.
+``sum_i |s_i| f_i = #x``, and the likelihood increases monotonically. EM crawls where a
+coordinate of the fixed point is on the boundary 0 with ``dg_i/df_i`` near 1 or the likelihood
+is flat; by default it is accelerated by SQUAREM extrapolation (:func:`_squarem`), or, as an
+option, by Newton jumps to its limit under safeguards that make the root EM's own (see
+:func:`_solve`). The EM result is then optionally polished with clipped Newton steps (the
+paper's method), accepted only when they reduce the residual. Groups equal in size, count of
+``x`` and members' unknowns are evaluated once per iteration (:class:`_Problem`), and
+everything that depends only on the quasi-identifiers is computed once per distinct row
+(:class:`_RowIndex`).
 :func:`foreground_attack` is Algorithm 1: Apriori enumeration of attribute sets with sufficient
 signatures (Theorem 1), mining of each, and the worst case ``p*(t) = max_{A, x} p_A(t : x)``
 per record.
@@ -131,11 +135,13 @@ class GlobalDistribution:
         Number of records matching each signature.
     sufficient : ndarray of shape (n_signatures,), dtype=bool
         Whether the support reaches ``min_support`` (then ``f_i`` was solved for).
-    record_signature : ndarray of shape (n_rows,)
-        Index of each record's signature, in the smallest unsigned dtype that holds the
-        number of signatures (uint16 for fewer than 65,536): the result keeps one such array per
-        attribute set, which at int64 was most of the attack's memory (1.8 GB of 2.5 GB at 1M
-        records with 239 attribute sets, docs/benchmarks.md "Scale").
+    row_signature : ndarray of shape (n_distinct_rows,)
+        Index of the signature of each distinct quasi-identifier row of the release.
+    record_row : ndarray of shape (n_rows,)
+        Each record's distinct row; shared by every distribution of one attack. A per-record
+        signature array per attribute set was most of the attack's memory (1.8 GB of 2.5 GB at
+        1M records with 239 attribute sets, docs/benchmarks.md "Scale"); the property
+        ``record_signature`` computes it on demand.
     min_support : int
     small_signature : str
         The rule used for insufficient signatures (see ``SMALL_SIGNATURE``).
@@ -147,13 +153,20 @@ class GlobalDistribution:
     probability: np.ndarray
     support: np.ndarray
     sufficient: np.ndarray
-    record_signature: np.ndarray = field(repr=False)
+    row_signature: np.ndarray = field(repr=False)
+    record_row: np.ndarray = field(repr=False)
     min_support: int = 1
     small_signature: str = "uniform-half"
 
+    @property
+    def record_signature(self) -> np.ndarray:
+        """Index of each record's signature, shape (n_rows,), in the smallest unsigned dtype
+        that holds the number of signatures."""
+        return self.row_signature[self.record_row]
+
     def record_probabilities(self) -> np.ndarray:
         """``f`` of each record's signature, shape (n_rows,)."""
-        return self.probability[self.record_signature]
+        return self.probability[self.row_signature][self.record_row]
 
     def as_dict(self) -> dict[tuple, float]:
         """``{signature: f}``."""
@@ -351,22 +364,25 @@ class _Layout:
         """``p(t : x)`` of the busy groups' members, given and returned in an :meth:`order`;
         ``b = 1 - a`` (default: computed as ``1 - a``; the kernel carries it separately, so
         that an ``a`` below 1e-16 is not lost in a complemented group)."""
-        a = np.ascontiguousarray(a, dtype=np.float64)
-        b = 1.0 - a if b is None else np.ascontiguousarray(b, dtype=np.float64)
-        p = np.empty(len(a), dtype=np.float64)
-        if len(self.degree):
-            failed = _link_kernel_ab(
-                a, b, self.ptr, self.degree, self.complement, p, _FAST_MIN_WORK, _FAST_COST
-            )
-            for g in np.flatnonzero(failed):  # never seen; kept as a safety net
-                part = slice(self.ptr[g], self.ptr[g + 1])
-                if self.complement[g]:
-                    p[part] = (
-                        1.0 - _poly_link_reference(b[None, part], self.degree[g], a[None, part])[0]
-                    )
-                else:
-                    p[part] = _poly_link_reference(a[None, part], self.degree[g])[0]
-        return p
+        return _link(a, b, self.ptr, self.degree, self.complement)
+
+
+def _link(
+    a: np.ndarray, b: np.ndarray | None, ptr: np.ndarray, degree: np.ndarray, complement: np.ndarray
+) -> np.ndarray:
+    """Eq. (3) for groups in CSR form (see :class:`_Layout`): ``p(t : x)`` of their members."""
+    a = np.ascontiguousarray(a, dtype=np.float64)
+    b = 1.0 - a if b is None else np.ascontiguousarray(b, dtype=np.float64)
+    p = np.empty(len(a), dtype=np.float64)
+    if len(degree):
+        failed = _link_kernel_ab(a, b, ptr, degree, complement, p, _FAST_MIN_WORK, _FAST_COST)
+        for g in np.flatnonzero(failed):  # never seen; kept as a safety net
+            part = slice(ptr[g], ptr[g + 1])
+            if complement[g]:
+                p[part] = 1.0 - _poly_link_reference(b[None, part], degree[g], a[None, part])[0]
+            else:
+                p[part] = _poly_link_reference(a[None, part], degree[g])[0]
+    return p
 
 
 @njit(cache=True, inline="never")
@@ -730,15 +746,15 @@ def _group_link(
         return True
     if n == 1:  # p_j = a_j prod_{i != j} b_i / sum_k (...) = odds_j / sum of odds
         top = 0.0
-        for j in range(size):
-            top = max(top, w[j] / wb[j])
+        total = 0.0
+        for j in range(size):  # odds computed once, kept in out
+            out[j] = w[j] / wb[j]
+            top = max(top, out[j])
+            total += out[j]
         # else a denormal odds could lose precision, or a huge one overflow: general pass
         if 1e-280 <= top <= 1e280:
-            total = 0.0
             for j in range(size):
-                total += w[j] / wb[j]
-            for j in range(size):
-                out[j] = min(max(w[j] / wb[j] / total, 0.0), 1.0)
+                out[j] = min(max(out[j] / total, 0.0), 1.0)
             return True
     if size * n >= fast_min_work and _circle_link(w, wb, n, ones, zeros, out, fast_cost) > 0:
         return True
@@ -775,6 +791,37 @@ def _group_link(
     return _loo_pass_ab(tilted, tilted_b, n, out, work) >= _TINY
 
 
+@njit(cache=True, inline="always")
+def _odds_link(a: np.ndarray, b: np.ndarray, lo: int, hi: int, comp: bool, out: np.ndarray) -> bool:
+    """:func:`_group_link`'s odds branch for a group with one ``x`` (after the complement),
+    members ``lo:hi`` of ``a``, ``b`` and ``out``: ``p_j = odds_j / sum of odds``, the same
+    arithmetic, so the same numbers. False, leaving the group to :func:`_group_link`, wherever
+    that function would take another branch or might round differently: a member with
+    ``b = 0``, all odds equal (including all 0), odds outside [1e-280, 1e280].
+
+    A loop of its own over the arrays, run before the general loop: for Anatomy's groups of
+    two, calling :func:`_group_link` on array views cost about 20 times the arithmetic, and
+    every extra branch in this loop about 3 times (measured on 66,246 groups: 5.7 ms through
+    ``_group_link``, 0.9 ms here)."""
+    top = 0.0
+    low = 1e300
+    total = 0.0
+    for i in range(lo, hi):
+        w = b[i] if comp else a[i]
+        wb = a[i] if comp else b[i]
+        odds = w / wb if wb > 0.0 else 1e308
+        out[i] = odds
+        top = max(top, odds)
+        low = min(low, odds)
+        total += odds
+    if low == top or not 1e-280 <= top <= 1e280:
+        return False
+    for i in range(lo, hi):
+        res = min(max(out[i] / total, 0.0), 1.0)
+        out[i] = 1.0 - res if comp else res
+    return True
+
+
 @njit(cache=True)
 def _link_kernel_ab(
     a: np.ndarray,
@@ -798,9 +845,15 @@ def _link_kernel_ab(
     """
     n_groups = len(ptr) - 1
     failed = np.zeros(n_groups, dtype=np.bool_)
+    done = np.zeros(n_groups, dtype=np.bool_)
+    for g in range(n_groups):  # groups with one x first, in a loop of their own (faster)
+        if degree[g] == 1:
+            done[g] = _odds_link(a, b, ptr[g], ptr[g + 1], complement[g], out)
     largest = 0
     need = 0
     for g in range(n_groups):  # scratch space for the largest group, allocated once
+        if done[g]:
+            continue
         size = ptr[g + 1] - ptr[g]
         largest = max(largest, size)
         if size * degree[g] >= fast_min_work:
@@ -815,6 +868,8 @@ def _link_kernel_ab(
         lo = ptr[g]
         size = ptr[g + 1] - lo
         comp = complement[g]
+        if done[g]:
+            continue
         w = w_all[:size]
         wb = wb_all[:size]
         for j in range(size):
@@ -949,16 +1004,28 @@ def _unique_rows(rows: np.ndarray, radices: list[int]) -> tuple[np.ndarray, np.n
     One mixed-radix int64 key per row instead of ``np.unique(axis=0)``, which sorts rows as
     structured records and was most of this attack's time.
     """
-    if float(np.prod([float(r) for r in radices])) >= 2.0**62:
-        uniq, inv, cnt = np.unique(rows, axis=0, return_inverse=True, return_counts=True)
-        return uniq, inv.ravel(), cnt
-    key = np.zeros(len(rows), dtype=np.int64)
-    for j, r in enumerate(radices):
-        key = key * int(r) + rows[:, j]
-    ukey, first, inv, cnt = np.unique(
-        key, return_index=True, return_inverse=True, return_counts=True
-    )
-    return rows[first], inv.ravel(), cnt
+    first, inv, cnt = _distinct_keys([rows[:, j] for j in range(rows.shape[1])], radices, len(rows))
+    return rows[first], inv, cnt
+
+
+def _distinct_keys(
+    columns: Sequence[np.ndarray], radices: Sequence[int], n: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For rows given column by column (codes ``0 .. radix - 1``): the first row of each
+    distinct row, in lexicographic order of the rows, each row's distinct-row index, and the
+    counts. The mixed-radix key is renumbered densely whenever it would pass 2^62, so any
+    number of columns works."""
+    key = np.zeros(n, dtype=np.int64)
+    space = 1
+    for col, r in zip(columns, radices, strict=True):
+        if space * int(r) >= 2**62:
+            _, key = np.unique(key, return_inverse=True)  # dense, same order
+            key = key.ravel().astype(np.int64)
+            space = int(key.max()) + 1 if n else 1
+        key = key * int(r) + np.asarray(col, dtype=np.int64)
+        space *= int(r)
+    _, first, inv, cnt = np.unique(key, return_index=True, return_inverse=True, return_counts=True)
+    return first, inv.ravel(), cnt
 
 
 def _compact_index(index: np.ndarray, size: int) -> np.ndarray:
@@ -969,20 +1036,105 @@ def _compact_index(index: np.ndarray, size: int) -> np.ndarray:
     return index.astype(np.int64)
 
 
+@dataclass(frozen=True, eq=False)
+class _RowIndex:
+    """The distinct quasi-identifier rows of a release (over ``attributes``), their counts and
+    each record's distinct row.
+
+    Everything the attack derives from the quasi-identifiers alone (Apriori's counts, the
+    signatures of an attribute set and their supports) depends on a record only through its
+    row, so it is computed once per distinct row, weighted by the count, and read back per
+    record through ``record_row`` where a per-record array is needed. Census data has far
+    fewer distinct rows than records (every signature the attack solves for has at least ``J``
+    records); a resampled table has at most as many as its source.
+    """
+
+    attributes: tuple[str, ...]
+    rows: np.ndarray  # (D, |attributes|) int64 codes
+    count: np.ndarray  # (D,) int64
+    record_row: np.ndarray  # (n_rows,) smallest unsigned dtype
+    radices: tuple[int, ...]
+
+    @classmethod
+    def of(cls, release: Release, attributes: tuple[str, ...]) -> _RowIndex:
+        table = release.table
+        n = table.n_rows
+        radices = tuple(int(table.domain_size(a)) for a in attributes)
+        if not attributes or not n:
+            rows = np.zeros((1 if n else 0, len(attributes)), dtype=np.int64)
+            return cls(
+                attributes,
+                rows,
+                np.full(len(rows), n, dtype=np.int64),
+                np.zeros(n, dtype=np.uint8),
+                radices,
+            )
+        columns = [table.codes[a] for a in attributes]
+        first, inv, cnt = _distinct_keys(columns, radices, n)
+        rows = np.stack([np.asarray(c)[first] for c in columns], axis=1).astype(np.int64)
+        return cls(attributes, rows, cnt.astype(np.int64), _compact_index(inv, len(first)), radices)
+
+    def signatures(self, attributes: tuple[str, ...]) -> _Signatures:
+        """The signatures of ``attributes`` (a subset of ``self.attributes``)."""
+        if not attributes:
+            m = 1 if len(self.rows) else 0
+            return _Signatures(
+                np.zeros((m, 0), dtype=np.int64),
+                np.zeros(len(self.rows), dtype=np.int64),
+                self.record_row,
+                np.full(m, int(self.count.sum()), dtype=np.int64),
+            )
+        cols = [self.attributes.index(a) for a in attributes]
+        first, row_sig, _ = _distinct_keys(
+            [self.rows[:, j] for j in cols], [self.radices[j] for j in cols], len(self.rows)
+        )
+        support = np.bincount(row_sig, weights=self.count, minlength=len(first))
+        return _Signatures(
+            self.rows[first][:, cols], row_sig, self.record_row, np.rint(support).astype(np.int64)
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class _Signatures:
+    """The signatures of one attribute set: their codes ``(m, |A|)``, the signature of each
+    distinct row (``row_signature``), each record's row (``record_row``) and the supports."""
+
+    codes: np.ndarray
+    row_signature: np.ndarray
+    record_row: np.ndarray
+    support: np.ndarray
+
+    @classmethod
+    def per_record(cls, codes: np.ndarray, record_signature: np.ndarray) -> _Signatures:
+        """Signatures given per record (every record its own "row")."""
+        record_signature = np.asarray(record_signature)
+        return cls(
+            codes,
+            np.arange(len(codes), dtype=np.int64),
+            record_signature,
+            np.bincount(record_signature, minlength=len(codes)).astype(np.int64),
+        )
+
+    def of(self, records: np.ndarray) -> np.ndarray:
+        """Signature index (int64) of the given records."""
+        return np.asarray(self.row_signature)[self.record_row[records]].astype(np.int64)
+
+
 def _signatures(release: Release, attributes: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
     """(codes of each distinct signature (m, |A|), per-record signature index)."""
-    n = release.table.n_rows
-    if not attributes:
-        return np.zeros((1, 0), dtype=np.int64), np.zeros(n, dtype=np.int64)
-    rows = np.stack([release.table.codes[a] for a in attributes], axis=1).astype(np.int64)
-    radices = [release.table.domain_size(a) for a in attributes]
-    uniq, inv, _ = _unique_rows(rows, radices)
-    return uniq, inv
+    sig = _RowIndex.of(release, attributes).signatures(attributes)
+    return sig.codes, np.asarray(sig.row_signature)[sig.record_row].astype(np.int64)
 
 
 def _labels(release: Release, attributes: tuple[str, ...], codes: np.ndarray) -> tuple:
-    vals = [release.table.values[a] for a in attributes]
-    return tuple(tuple(_plain(vals[i][c]) for i, c in enumerate(row)) for row in codes.tolist())
+    columns = []
+    for i, a in enumerate(attributes):
+        col = np.asarray(release.table.values[a])[codes[:, i]]
+        items = col.tolist()  # Python scalars, as _plain gives
+        columns.append([_plain(v) for v in items] if col.dtype == object else items)
+    if not attributes:
+        return tuple(() for _ in range(len(codes)))
+    return tuple(zip(*columns, strict=True))
 
 
 def _plain(v: Any) -> Any:
@@ -1091,54 +1243,172 @@ def breach_probabilities(
 # ---------------------------------------------------------------------------------------------
 
 
-class _Problem:
-    """The fixed point ``f = g(f)`` of Eq. (4) for one attribute set and one target."""
+@njit(cache=True)
+def _sequence_hashes(keys: np.ndarray, ptr: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each group's key sequence ``keys[ptr[g]:ptr[g+1]]`` (order-dependent;
+    used only to sort groups, equality is checked exactly)."""
+    n = len(ptr) - 1
+    out = np.empty(n, dtype=np.uint64)
+    for g in range(n):
+        h = np.uint64(1469598103934665603)
+        for i in range(ptr[g], ptr[g + 1]):
+            z = np.uint64(keys[i]) + np.uint64(0x9E3779B97F4A7C15)
+            z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+            z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+            h = (h ^ (z ^ (z >> np.uint64(31)))) * np.uint64(1099511628211)
+        out[g] = h
+    return out
 
-    def __init__(self, layout: _Layout, var: np.ndarray, fixed: np.ndarray, n_vars: int):
+
+@njit(cache=True)
+def _group_types(
+    keys: np.ndarray, ptr: np.ndarray, degree: np.ndarray, complement: np.ndarray, order: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Number groups by type: equal size, degree, complement flag and key sequence. ``order``
+    lists the groups so that groups of one type are adjacent (sorted by those and a hash of
+    the sequence); a group starts a new type unless it equals the current type's first group
+    exactly, so a hash collision can only split a type, never merge two. Returns each group's
+    type and each type's first group."""
+    n = len(order)
+    kind = np.empty(n, dtype=np.int64)
+    first = np.empty(n, dtype=np.int64)
+    t = -1
+    rep = -1
+    for k in range(n):
+        g = order[k]
+        same = rep >= 0
+        if same:
+            size = ptr[g + 1] - ptr[g]
+            same = (
+                size == ptr[rep + 1] - ptr[rep]
+                and degree[g] == degree[rep]
+                and complement[g] == complement[rep]
+            )
+            if same:
+                for j in range(size):
+                    if keys[ptr[g] + j] != keys[ptr[rep] + j]:
+                        same = False
+                        break
+        if not same:
+            t += 1
+            rep = g
+            first[t] = g
+        kind[g] = t
+    return kind, first[: t + 1]
+
+
+class _Problem:
+    """The fixed point ``f = g(f)`` of Eq. (4) for one attribute set and one target.
+
+    A busy group's ``p(t : x)`` (Eq. 3) depends only on its size, its count of ``x`` and the
+    multiset of its members' *keys* (their unknown, or their fixed ``f``). Groups equal in
+    these ("types") are computed once and weighted by how many there are: exact (the same
+    kernel on the same numbers), and on an Anatomy release of millions of records, whose
+    groups of two pair a few hundred keys, it turns Eq. (3) over every busy group into Eq. (3)
+    over a few thousand types (sum order in Eq. (4) changes, so results agree to rounding).
+    """
+
+    def __init__(
+        self,
+        layout: _Layout,
+        signatures: _Signatures,
+        sig_var: np.ndarray,
+        sig_fixed: np.ndarray,
+        n_vars: int,
+    ) -> None:
         self.layout = layout
-        self.var = var  # per record: unknown index, or -1 when its f is fixed
-        self.fixed = fixed  # per record: the fixed f (ignored where var >= 0)
-        self.free = var >= 0
         self.n_vars = n_vars
-        self.den = np.bincount(var[self.free], minlength=n_vars).astype(np.float64)
-        # Only the members of busy groups change between iterations; they are kept in the
-        # kernel's order (by group, then unknown, then fixed value: equal a adjacent), and the
-        # records of groups all holding x add a constant 1 each to Eq. (4)'s numerator.
-        self.order = layout.order(fixed, var)
-        member_var = var[self.order]
-        self.member_free = member_var >= 0
-        self.member_var = member_var[self.member_free]
-        self.member_index = np.maximum(member_var, 0)
-        self.member_fixed = fixed[self.order]
-        one = layout.one[self.free[layout.one]]
-        self.num_one = np.bincount(var[one], minlength=n_vars).astype(np.float64)
+        free_sig = sig_var >= 0
+        self.den = np.bincount(
+            sig_var[free_sig], weights=signatures.support[free_sig], minlength=n_vars
+        ).astype(np.float64)
+        # a key per signature: its unknown, or n_vars + the index of its fixed value
+        fixed_values, fixed_key = np.unique(sig_fixed[~free_sig], return_inverse=True)
+        sig_key = np.empty(len(sig_var), dtype=np.int64)
+        sig_key[free_sig] = sig_var[free_sig]
+        sig_key[~free_sig] = n_vars + fixed_key.ravel()
+        n_keys = n_vars + len(fixed_values)
+        member_key = sig_key[signatures.of(layout.records)]
+        # busy groups' members by group, then key (equal a adjacent for the kernel)
+        by = np.argsort(layout.record_group * max(n_keys, 1) + member_key, kind="stable")
+        self.order = layout.records[by]
+        keys = member_key[by]
+        ptr = layout.ptr
+        sizes = np.diff(ptr)
+        hashes = _sequence_hashes(keys, ptr).view(np.int64)
+        groups = np.lexsort((hashes, layout.complement, layout.degree, sizes))
+        kind, first = _group_types(keys, ptr, layout.degree, layout.complement, groups)
+        rep_sizes = sizes[first]
+        self.ptr = np.r_[0, np.cumsum(rep_sizes)].astype(np.int64)
+        self.degree = layout.degree[first]
+        self.complement = layout.complement[first]
+        rep_members = np.repeat(ptr[first] - self.ptr[:-1], rep_sizes) + np.arange(self.ptr[-1])
+        rep_key = keys[rep_members]
+        # member i of group g reads the result of its type's first group at the same offset
+        self.member_rep = np.repeat(self.ptr[kind] - ptr[:-1], sizes) + np.arange(len(keys))
+        self.rep_free = rep_key < n_vars
+        self.rep_var = np.where(self.rep_free, rep_key, 0)
+        self.rep_fixed = np.where(
+            self.rep_free,
+            0.0,
+            fixed_values[np.maximum(rep_key - n_vars, 0)] if len(fixed_values) else 0.0,
+        )
+        multiplicity = np.bincount(kind, minlength=len(first)).astype(np.float64)
+        self.rep_weight = np.repeat(multiplicity, rep_sizes)[self.rep_free]
+        self.rep_free_var = rep_key[self.rep_free]
+        one_var = sig_var[signatures.of(layout.one)]
+        self.num_one = np.bincount(one_var[one_var >= 0], minlength=n_vars).astype(np.float64)
+        self.n_types = len(first)
         self.last: tuple[np.ndarray, np.ndarray] | None = None
 
-    def member_probabilities(self, f: np.ndarray) -> np.ndarray:
-        """``p(t : x)`` of the busy groups' members, in ``self.order``."""
-        if not self.n_vars:
-            return self.layout.link(self.member_fixed)
-        return self.layout.link(np.where(self.member_free, f[self.member_index], self.member_fixed))
+    def type_probabilities(self, f: np.ndarray) -> np.ndarray:
+        """``p(t : x)`` of the members of each type's first group (CSR ``self.ptr``)."""
+        a = (
+            self.rep_fixed
+            if not self.n_vars
+            else np.where(self.rep_free, f[self.rep_var], self.rep_fixed)
+        )
+        return _link(a, None, self.ptr, self.degree, self.complement)
 
-    def probabilities(self, f: np.ndarray) -> np.ndarray:
-        """``p(t : x)`` of every record."""
+    def posterior(self, f: np.ndarray) -> _Posterior:
+        """``p(t : x)`` of every record at ``f``."""
+        return _Posterior(self.layout, self.order, self._rep(f)[self.member_rep])
+
+    def _rep(self, f: np.ndarray) -> np.ndarray:
         if self.last is not None and np.array_equal(self.last[0], f):
-            member = self.last[1]  # the solver's final point is usually the last one evaluated
-        else:
-            member = self.member_probabilities(f)
+            return self.last[1]  # the solver's final point is usually the last one evaluated
+        return self.type_probabilities(f)
+
+    def mass_balance(self, f: np.ndarray) -> float:
+        """``sum_i |s_i| f_i - sum_{t free} p(t : x)`` (see :class:`ConvergenceReport`)."""
+        rep = self._rep(f)
+        expected = self.num_one.sum() + float(rep[self.rep_free] @ self.rep_weight)
+        return float(self.den @ f - expected)
+
+    def g(self, f: np.ndarray) -> np.ndarray:
+        rep = self.type_probabilities(f)
+        self.last = (f.copy(), rep)
+        num = self.num_one + np.bincount(
+            self.rep_free_var, weights=rep[self.rep_free] * self.rep_weight, minlength=self.n_vars
+        )
+        return np.clip(num / self.den, 0.0, 1.0)
+
+
+@dataclass(frozen=True, eq=False)
+class _Posterior:
+    """``p(t : x)`` of every record for one (attribute set, target): 0 on ``layout.zero``, 1
+    on ``layout.one``, ``member`` on ``records`` (the busy groups' members)."""
+
+    layout: _Layout
+    records: np.ndarray
+    member: np.ndarray
+
+    def full(self) -> np.ndarray:
         p = np.empty(self.layout.n_rows, dtype=np.float64)
         p[self.layout.zero] = 0.0
         p[self.layout.one] = 1.0
-        p[self.order] = member
+        p[self.records] = self.member
         return p
-
-    def g(self, f: np.ndarray) -> np.ndarray:
-        member = self.member_probabilities(f)
-        self.last = (f.copy(), member)
-        num = self.num_one + np.bincount(
-            self.member_var, weights=member[self.member_free], minlength=self.n_vars
-        )
-        return np.clip(num / self.den, 0.0, 1.0)
 
 
 def _residual(f: np.ndarray, gf: np.ndarray) -> float:
@@ -1211,14 +1481,85 @@ def _unstable(problem: _Problem, f: np.ndarray, gf: np.ndarray) -> bool:
     return bool(np.max(np.linalg.eigvals(dg).real) > 1.0 + 1e-4)
 
 
+ACCELERATORS = ("squarem", "newton")
+"""EM accelerators of :func:`mine_global_distribution` (``accelerate=``; ``True`` is
+``"squarem"``, ``False`` plain EM)."""
+
+
+def _accelerator(accelerate: bool | str) -> str | None:
+    if accelerate is True:
+        return "squarem"
+    if accelerate is False or accelerate is None:
+        return None
+    return check_choice("accelerate", accelerate, ACCELERATORS)
+
+
+#: Fraction-to-the-boundary rule of :func:`_squarem`: an extrapolated coordinate keeps at least
+#: this share of its distance to 0 and to 1 (0 and 1 are absorbing for EM: ``f_i = 0`` gives
+#: its records ``a = 0``, hence ``g_i = 0``, so a step that lands on a bound cannot be undone).
+SQUAREM_BOUNDARY_SHARE = 0.01
+
+
+def _squarem(
+    problem: _Problem, f: np.ndarray, gf: np.ndarray, res: float, tol: float, max_iter: int
+) -> tuple[np.ndarray, np.ndarray, float, int]:
+    """EM accelerated by SQUAREM (Varadhan and Roland, "Simple and globally convergent methods
+    for accelerating the convergence of any EM algorithm", Scand. J. Statist. 35, 2008), scheme
+    S3 with their step-length bound.
+
+    A cycle from ``f0`` with ``f1 = g(f0)``, ``f2 = g(f1)``, ``r = f1 - f0``,
+    ``v = f2 - 2 f1 + f0`` takes ``α = -|r| / |v|`` (at most ``-1``; ``α = -1`` is two plain
+    EM steps), the extrapolated point ``f0 - 2 α r + α² v`` and one EM step from it (the
+    stabilisation step). ``|α|`` is bounded by ``step_max`` (1 at first, times 4 each time the
+    bound is hit). Choices where the method leaves room, for this problem: each coordinate of
+    the extrapolated point is projected so that it keeps at least ``SQUAREM_BOUNDARY_SHARE``
+    of its distance to 0 and to 1 (EM can never leave a bound it lands on; projecting each
+    coordinate took 15,140 evaluations on the census setting at 1M records where shrinking
+    ``α`` for the whole vector took 20,921); and a cycle whose new point has a residual
+    ``max |g(f) - f|`` more than 10 times the cycle's start (or not finite) is undone for
+    ``f2`` and the bound ``step_max`` reset to 1 (SQUAREM's safeguard uses the likelihood,
+    which the solver does not compute). Every evaluation of ``g`` counts as one EM iteration;
+    the stopping test is plain EM's, ``max |g(f) - f| <= tol``, at the returned point.
+    """
+    it = 0
+    step_max = 1.0
+    share = SQUAREM_BOUNDARY_SHARE
+    while res > tol and it + 3 <= max_iter:
+        f1 = gf
+        f2 = problem.g(f1)
+        it += 1
+        r = f1 - f
+        v = f2 - f1 - r
+        nr, nv = float(np.sqrt(r @ r)), float(np.sqrt(v @ v))
+        alpha = -1.0 if nv == 0.0 else max(-step_max, min(-1.0, -nr / nv))
+        if alpha == -1.0:
+            x = f2
+        else:
+            x = f - 2.0 * alpha * r + alpha * alpha * v
+            x = np.clip(x, share * f, 1.0 - share * (1.0 - f))
+        if alpha == -step_max:
+            step_max *= 4.0
+        new = problem.g(x)
+        g_new = problem.g(new)
+        it += 2
+        res_new = _residual(new, g_new)
+        if not math.isfinite(res_new) or res_new > 10.0 * res:
+            new, g_new = f2, problem.g(f2)
+            it += 1
+            res_new = _residual(new, g_new)
+            step_max = 1.0
+        f, gf, res = new, g_new, res_new
+    return f, gf, res, it
+
+
 def _solve(
     problem: _Problem,
     f0: np.ndarray,
     tol: float,
     max_iter: int,
     newton: bool,
-    accelerate: bool = True,
-) -> tuple[np.ndarray, ConvergenceReport, np.ndarray]:
+    accelerate: bool | str = True,
+) -> tuple[np.ndarray, ConvergenceReport, _Posterior]:
     """Solve the fixed point ``f = g(f)`` of Eq. (4) by EM from ``f0``.
 
     Plain EM (fixed-point) iteration ``f <- g(f)`` until ``max |g(f) - f| <= tol`` or
@@ -1229,7 +1570,9 @@ def _solve(
     (``ρ`` near 1) where a coordinate of the fixed point is on the boundary (``f_i -> 0``: EM
     shrinks ``f_i`` by ``dg_i/df_i`` per step) or the likelihood is flat in some direction. On
     Adult's t-closeness releases (QI size 8) EM hit 10,000 iterations on three attribute sets.
-    With ``accelerate`` (default), once EM is slow and in its linear regime (the last five
+    With ``accelerate="squarem"`` (the default, ``True``) EM runs as SQUAREM cycles
+    (:func:`_squarem`), then plain EM if the evaluations left allow. With
+    ``accelerate="newton"``, once EM is slow and in its linear regime (the last five
     ratios of successive residuals within 1% of each other, the largest, ``ρ``, above 0.5,
     and ``log(tol / res) / log ρ``, the EM steps still needed, above ``6 (m + 2)``, what
     Newton would cost), Newton's method (the paper's) is
@@ -1243,8 +1586,10 @@ def _solve(
     (5, 10, 20, ...). The equations, the tolerance and the test are those of plain EM;
     ``em_iterations`` counts EM steps, ``newton_steps`` the accepted Newton steps.
 
-    Returns the solution, the report and ``p(t : x)`` of every record at the solution.
+    Returns the solution, the report and ``p(t : x)`` of every record at the solution
+    (:class:`_Posterior`).
     """
+    method = _accelerator(accelerate)
     f = f0.copy()
     it = 0
     steps = 0
@@ -1253,8 +1598,10 @@ def _solve(
     ratios: list[float] = []
     next_newton = 5
     gap = 5
+    if method == "squarem" and problem.n_vars:
+        f, gf, res, it = _squarem(problem, f, gf, res, tol, max_iter)
     while problem.n_vars and res > tol and it < max_iter:
-        if accelerate and it >= next_newton and len(ratios) >= 5:
+        if method == "newton" and it >= next_newton and len(ratios) >= 5:
             rho = max(ratios[-5:])
             # EM steps still needed at this rate, against ~5 Newton steps of m + 2 evaluations
             remaining = (
@@ -1293,9 +1640,8 @@ def _solve(
     if newton and 0 < problem.n_vars <= NEWTON_POLISH_MAX_UNKNOWNS and res > 0:
         f, gf, res, k = _newton(problem, f, gf, res, tol * 1e-3, 50)
         steps += k
-    p = problem.probabilities(f)
-    free = problem.free
-    mass = float(problem.den @ f - p[free].sum()) if problem.n_vars else 0.0
+    posterior = problem.posterior(f)
+    mass = problem.mass_balance(f) if problem.n_vars else 0.0
     report = ConvergenceReport(
         converged=bool(res <= tol),
         residual=res,
@@ -1305,7 +1651,7 @@ def _solve(
         n_unknowns=int(problem.n_vars),
         tol=tol,
     )
-    return f, report, p
+    return f, report, posterior
 
 
 def _mine(
@@ -1313,21 +1659,20 @@ def _mine(
     attributes: tuple[str, ...],
     target: tuple[tuple[str, ...], np.ndarray],
     layout: _Layout,
-    codes: np.ndarray,
-    inv: np.ndarray,
+    signatures: _Signatures,
     min_support: int,
     small_signature: str,
     tol: float,
     max_iter: int,
     newton: bool,
     base: float,
-    accelerate: bool = True,
-) -> tuple[GlobalDistribution, ConvergenceReport, np.ndarray]:
+    accelerate: bool | str = True,
+) -> tuple[GlobalDistribution, ConvergenceReport, _Posterior]:
     """Mine one (attribute set, target); also returns ``p(t : x)`` of every record under the
     mined distribution (Eqs. 1-3), computed by the solver at its last point."""
-    support = np.bincount(inv, minlength=len(codes))
+    support = signatures.support
     sufficient = support >= min_support
-    m = len(codes)
+    m = len(support)
     sig_var = np.full(m, -1, dtype=np.int64)
     sig_var[sufficient] = np.arange(int(sufficient.sum()))
     n_vars = int(sufficient.sum())
@@ -1339,21 +1684,22 @@ def _mine(
     elif (~sufficient).any():  # pooled: one more unknown shared by every small signature
         sig_var[~sufficient] = n_vars
         n_vars += 1
-    problem = _Problem(layout, sig_var[inv], fixed_sig[inv], n_vars)
-    f, report, p = _solve(problem, np.full(n_vars, base), tol, max_iter, newton, accelerate)
+    problem = _Problem(layout, signatures, sig_var, fixed_sig, n_vars)
+    f, report, posterior = _solve(problem, np.full(n_vars, base), tol, max_iter, newton, accelerate)
     prob = fixed_sig if not n_vars else np.where(sig_var >= 0, f[np.maximum(sig_var, 0)], fixed_sig)
     dist = GlobalDistribution(
         attributes=attributes,
         target=target[0],
-        signatures=_labels(release, attributes, codes),
+        signatures=_labels(release, attributes, signatures.codes),
         probability=prob,
         support=support,
         sufficient=sufficient,
-        record_signature=_compact_index(inv, m),
+        row_signature=_compact_index(np.asarray(signatures.row_signature), m),
+        record_row=signatures.record_row,
         min_support=min_support,
         small_signature=small_signature,
     )
-    return dist, report, p
+    return dist, report, posterior
 
 
 def mine_global_distribution(
@@ -1368,7 +1714,7 @@ def mine_global_distribution(
     tol: float = 1e-10,
     max_iter: int = 10_000,
     newton: bool = True,
-    accelerate: bool = True,
+    accelerate: bool | str = True,
 ) -> tuple[GlobalDistribution, ConvergenceReport]:
     """Mine the global distribution of one attribute set for one target (Eqs. 4-6).
 
@@ -1378,9 +1724,10 @@ def mine_global_distribution(
     algorithm of notes §2.2: iterates stay in [0, 1], the likelihood increases) until
     ``max |g(f) - f| <= tol``, then optionally Newton's method (the paper's choice) with a
     forward-difference Jacobian, each step clipped to [0, 1] and accepted only if it lowers the
-    residual. By default EM is accelerated where it crawls by safeguarded Newton jumps to its
-    limit (see :func:`_solve`): same equations, same tolerance, same fixed point, far fewer
-    iterations.
+    residual. By default EM is accelerated by SQUAREM (Varadhan and Roland 2008; see
+    :func:`_squarem`): same equations, same map, same stopping test, far fewer evaluations of
+    Eq. (3); ``accelerate="newton"`` instead jumps where EM crawls by safeguarded Newton steps
+    to its limit (see :func:`_solve`).
 
     Parameters
     ----------
@@ -1403,9 +1750,13 @@ def mine_global_distribution(
     newton : bool
         Polish the EM result with Newton steps (attribute sets with at most
         ``NEWTON_POLISH_MAX_UNKNOWNS`` = 64 unknowns; beyond, EM's ``tol`` stands).
-    accelerate : bool
-        Where EM crawls, jump to its limit by safeguarded Newton steps (default); False:
-        plain EM.
+    accelerate : bool or {"squarem", "newton"}
+        ``True`` or ``"squarem"`` (default): SQUAREM extrapolation of EM; ``"newton"``: where
+        EM crawls, jump to its limit by safeguarded Newton steps; ``False``: plain EM. On the
+        census setting at 1M resampled records (240 attribute sets) plain EM takes 99,506
+        evaluations of Eq. (3), Newton jumps 25,691 plus their Jacobians, SQUAREM 15,140;
+        both accelerated results are within 3.3e-8 of plain EM's ``f``
+        (``benchmarks/bench_foreground.py --accelerators``).
 
     Returns
     -------
@@ -1426,15 +1777,14 @@ def mine_global_distribution(
     )
     n_x = _count_x(release, targets[0][1])
     layout = _Layout(release.group, release.n_groups, n_x)
-    codes, inv = _signatures(release, attrs)
+    signatures = _RowIndex.of(release, attrs).signatures(attrs)
     base = float(n_x.sum()) / max(release.table.n_rows, 1)
     dist, report, _ = _mine(
         release,
         attrs,
         targets[0],
         layout,
-        codes,
-        inv,
+        signatures,
         J,
         small_signature,
         tol,
@@ -1486,9 +1836,15 @@ def frequent_attribute_sets(
         if max_attributes is None
         else check_int("max_attributes", max_attributes, minimum=0)
     )
-    codes = release.table.codes
-    n = release.table.n_rows
-    ok: dict[tuple[str, ...], np.ndarray] = {(): np.full(n, n >= J)}
+    return _frequent_sets(_RowIndex.of(release, attrs), J, top)
+
+
+def _frequent_sets(index: _RowIndex, J: int, top: int) -> list[tuple[str, ...]]:
+    """:func:`frequent_attribute_sets` over the distinct rows of ``index.attributes``: a row is
+    eligible, and counts with its multiplicity, exactly when its records are."""
+    attrs = index.attributes
+    n_rows = len(index.rows)
+    ok: dict[tuple[str, ...], np.ndarray] = {(): np.full(n_rows, int(index.count.sum()) >= J)}
     out = []
     level = [()]
     for size in range(1, min(top, len(attrs)) + 1):
@@ -1500,15 +1856,18 @@ def frequent_attribute_sets(
         ]
         level = []
         for c in cands:
-            eligible = np.ones(n, dtype=bool)
+            eligible = np.ones(n_rows, dtype=bool)
             for d in c:
                 eligible &= ok[tuple(x for x in c if x != d)]
-            rows = np.stack([codes[a][eligible] for a in c], axis=1).astype(np.int64)
-            mask = np.zeros(n, dtype=bool)
+            rows = np.flatnonzero(eligible)
+            mask = np.zeros(n_rows, dtype=bool)
             if len(rows):
-                radices = [int(codes[a].max()) + 1 for a in c]
-                _, inv, cnt = _unique_rows(rows, radices)
-                mask[np.flatnonzero(eligible)] = cnt[inv] >= J
+                cols = [attrs.index(a) for a in c]
+                _, inv, _ = _distinct_keys(
+                    [index.rows[rows, j] for j in cols], [index.radices[j] for j in cols], len(rows)
+                )
+                support = np.bincount(inv, weights=index.count[rows])
+                mask[rows] = support[inv] >= J
             if mask.any():
                 ok[c] = mask
                 level.append(c)
@@ -1534,7 +1893,7 @@ def foreground_attack(
     tol: float = 1e-10,
     max_iter: int = 10_000,
     newton: bool = True,
-    accelerate: bool = True,
+    accelerate: bool | str = True,
 ) -> ForegroundResult:
     """The foreground-knowledge attack (Algorithm 1 and the breach decision of §5).
 
@@ -1580,7 +1939,16 @@ def foreground_attack(
         epsilon, sigma, min_support, small_signature, tol, max_iter
     )
     targets = _targets(release, sensitive_values)
-    sets = frequent_attribute_sets(release, J, attributes=attributes, max_attributes=max_attributes)
+    attrs = _check_attributes(
+        release, release.quasi_identifiers if attributes is None else attributes
+    )
+    top = (
+        len(attrs)
+        if max_attributes is None
+        else check_int("max_attributes", max_attributes, minimum=0)
+    )
+    index = _RowIndex.of(release, attrs)
+    sets = _frequent_sets(index, J, top)
     if include_empty:
         sets = [(), *sets]
     n = release.table.n_rows
@@ -1595,17 +1963,24 @@ def foreground_attack(
         baseline = np.maximum(baseline, (n_x / np.maximum(sizes, 1))[release.group])
         base = float(n_x.sum()) / max(n, 1)
         prepared.append((target, _Layout(release.group, release.n_groups, n_x), base))
+
+    def take(records: np.ndarray, p: np.ndarray | float, ai: int, xi: int) -> None:
+        better = p > p_star[records]
+        chosen = records[better]
+        p_star[chosen] = p[better] if isinstance(p, np.ndarray) else p
+        best_a[chosen] = ai
+        best_x[chosen] = xi
+
     dists, reports = [], []
-    for ai, attrs in enumerate(sets):
-        codes, inv = _signatures(release, attrs)
+    for ai, attrs_a in enumerate(sets):
+        signatures = index.signatures(attrs_a)
         for xi, (target, layout, base) in enumerate(prepared):
-            dist, rep, p = _mine(
+            dist, rep, posterior = _mine(
                 release,
-                attrs,
+                attrs_a,
                 target,
                 layout,
-                codes,
-                inv,
+                signatures,
                 J,
                 small_signature,
                 tol,
@@ -1614,10 +1989,10 @@ def foreground_attack(
                 base,
                 accelerate,
             )
-            better = p > p_star
-            p_star[better] = p[better]
-            best_a[better] = ai
-            best_x[better] = xi
+            if ai == 0:  # p = 0 and p = 1 in groups without / all x: the same for every set
+                take(layout.zero, 0.0, ai, xi)
+                take(layout.one, 1.0, ai, xi)
+            take(posterior.records, posterior.member, ai, xi)
             dists.append(dist)
             reports.append(rep)
     if not sets:  # nothing frequent and the empty set excluded: fall back to the baseline

@@ -712,6 +712,12 @@ class _PairTable:
     pair_start: np.ndarray
     block_pairs: tuple[np.ndarray, ...]
 
+    def signatures(self) -> Any:
+        """The representative records' signatures, for the single-machine solver."""
+        from anonlab.attacks.foreground import _Signatures
+
+        return _Signatures.per_record(self.codes, self.record_signature)
+
 
 def _pair_tables(release, parts, client, sets) -> list[_PairTable]:
     table = release.table
@@ -738,6 +744,13 @@ def _pair_tables(release, parts, client, sets) -> list[_PairTable]:
             )
         )
     return out
+
+
+def _with_record_signature(dist: Any, record_signature: np.ndarray) -> Any:
+    """``dist`` with each record's signature given directly (every record its own row)."""
+    m = len(dist.probability)
+    rows = np.arange(m, dtype=dist.row_signature.dtype)
+    return dataclasses.replace(dist, row_signature=rows, record_row=record_signature)
 
 
 def _spread(parts, client, tables, p_pair, rates, how) -> dict:
@@ -773,7 +786,7 @@ def mine_global_distribution_distributed(
     tol: float = 1e-10,
     max_iter: int = 10_000,
     newton: bool = True,
-    accelerate: bool = True,
+    accelerate: bool | str = True,
     client: Any = None,
     partitions: Partitions | None = None,
     n_partitions: int | None = None,
@@ -816,11 +829,11 @@ def mine_global_distribution_distributed(
     layout = _Layout(pairs.record_group, release.n_groups, n_x)
     base = float(n_x.sum()) / max(release.table.n_rows, 1)
     dist, report, _ = _mine(
-        proxy, attrs, targets[0], layout, pairs.codes, pairs.record_signature, J,
+        proxy, attrs, targets[0], layout, pairs.signatures(), J,
         small_signature, tol, max_iter, newton, base, accelerate,
     )  # fmt: skip
     spread = _spread(parts, client, [pairs], [[None]], [], {"sig0": "concat"})
-    return dataclasses.replace(dist, record_signature=spread["sig0"]), report
+    return _with_record_signature(dist, spread["sig0"]), report
 
 
 def foreground_attack_distributed(
@@ -837,7 +850,7 @@ def foreground_attack_distributed(
     tol: float = 1e-10,
     max_iter: int = 10_000,
     newton: bool = True,
-    accelerate: bool = True,
+    accelerate: bool | str = True,
     client: Any = None,
     partitions: Partitions | None = None,
     n_partitions: int | None = None,
@@ -886,22 +899,19 @@ def foreground_attack_distributed(
         per_target = []
         for target, n_x, base in prepared:
             layout = _Layout(pairs.record_group, release.n_groups, n_x)
-            dist, rep, p = _mine(
-                proxy, pairs.attributes, target, layout, pairs.codes, pairs.record_signature,
+            dist, rep, posterior = _mine(
+                proxy, pairs.attributes, target, layout, pairs.signatures(),
                 J, small_signature, tol, max_iter, newton, base, accelerate,
             )  # fmt: skip
             dists.append(dist)
             reports.append(rep)
-            per_target.append(p[pairs.pair_start])
+            per_target.append(posterior.full()[pairs.pair_start])
         p_pair.append(per_target)
     how = {k: "concat" for k in ("p_star", "best_a", "best_x", "baseline")}
     how.update({f"sig{ai}": "concat" for ai in range(len(tables))})
     spread = _spread(parts, client, tables, p_pair, rates, how)
     n_targets = len(targets)
-    dists = [
-        dataclasses.replace(d, record_signature=spread[f"sig{i // n_targets}"])
-        for i, d in enumerate(dists)
-    ]
+    dists = [_with_record_signature(d, spread[f"sig{i // n_targets}"]) for i, d in enumerate(dists)]
     p_star = spread["p_star"]
     if not sets:
         p_star = spread["baseline"].copy()
