@@ -51,10 +51,14 @@ def dense_group_ids(labels: np.ndarray) -> tuple[np.ndarray, int]:
         # Small non-negative labels: counting passes instead of a sort.
         first = np.full(int(labels.max()) + 1, n, dtype=np.int64)
         first[labels[::-1]] = np.arange(n - 1, -1, -1)  # the last write is the first occurrence
-        used = np.flatnonzero(first < n)
+        used = first < n
+        # the first occurrences in position order are the labels in order of first appearance
+        is_first = np.zeros(n, dtype=bool)
+        is_first[first[used]] = True
         rank = np.empty(len(first), dtype=np.int64)
-        rank[used[np.argsort(first[used], kind="stable")]] = np.arange(len(used))
-        return rank[labels].astype(np.int32), len(used)
+        n_used = int(used.sum())
+        rank[labels[is_first]] = np.arange(n_used)
+        return rank[labels].astype(np.int32), n_used
     _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
     rank = np.empty(len(first), dtype=np.int64)
     rank[np.argsort(first, kind="stable")] = np.arange(len(first))
