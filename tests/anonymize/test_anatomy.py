@@ -225,3 +225,20 @@ def test_as_one_value_needs_the_set():
     )
     with pytest.raises(AnonlabError, match="as_one_value needs sensitive_values"):
         anatomy(table, 2, as_one_value=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 3), st.integers(0, 4)), min_size=0, max_size=200),
+    st.booleans(),
+)
+def test_order_by_bucket_then_key_is_lexsort(pairs, wide):
+    """The two-sort order equals np.lexsort((key, bucket)), ties in the key included (index
+    order), with bucket codes that fit uint8 and, with ``wide``, ones that need uint16."""
+    from anonlab.anonymize.anatomy import _order_by_bucket_then_key
+
+    scale = 300 if wide else 1
+    bucket = np.array([b * scale for b, _ in pairs], dtype=np.int64)
+    key = np.array([k / 4 for _, k in pairs], dtype=np.float64)
+    got = _order_by_bucket_then_key(bucket, key, 3 * scale + 1)
+    assert np.array_equal(got, np.lexsort((key, bucket)))
