@@ -473,7 +473,7 @@ def details(results: dict[str, list[dict]], sizes: list[int]) -> None:
     if "foreground-size" in results:
         print(
             "\n| rows | foreground problem size: distinct QI rows / attribute sets / unknowns "
-            "(largest set) / busy members / group types (largest set) / time: row index / "
+            "(largest set) / busy members / group types (last set) / time: row index / "
             "Apriori / signatures / one evaluation of Eq. (3)-(4) |"
         )
         print("|---|---|")

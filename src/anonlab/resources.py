@@ -48,12 +48,12 @@ FIXED_BYTES_PER_ROW: dict[str, int] = {
 }
 #: The same for the attacks, beyond the input table *and the release* they attack: the
 #: negative-rule attack (mining + attack, 10M records: 196 B/record) and the foreground attack
-#: (1M records: 690 B/record, most of it one uint16 signature index per record per attribute
-#: set kept in the result, so it grows with the number of frequent attribute sets, i.e. with n
-#: at a fixed J; the linear model underestimates it beyond 1M).
+#: (10M records: 136 B/record: the per-target layout of the groups, the distinct-row index and
+#: the per-record results ``p*``, best set and target, baseline; the result keeps one shared
+#: row index, not one per attribute set).
 ATTACK_BYTES_PER_ROW: dict[str, int] = {
     "negative-rules": 164,
-    "foreground": 658,
+    "foreground": 104,
 }
 #: Algorithms that run (a variant of) a measured one.
 ALIASES: dict[str, str] = {
