@@ -998,23 +998,14 @@ def _check_attributes(release: Release, attributes: Sequence[str] | str) -> tupl
     return attributes
 
 
-def _unique_rows(rows: np.ndarray, radices: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Distinct rows of small non-negative codes (sorted), the inverse and the counts.
-
-    One mixed-radix int64 key per row instead of ``np.unique(axis=0)``, which sorts rows as
-    structured records and was most of this attack's time.
-    """
-    first, inv, cnt = _distinct_keys([rows[:, j] for j in range(rows.shape[1])], radices, len(rows))
-    return rows[first], inv, cnt
-
-
 def _distinct_keys(
     columns: Sequence[np.ndarray], radices: Sequence[int], n: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For rows given column by column (codes ``0 .. radix - 1``): the first row of each
     distinct row, in lexicographic order of the rows, each row's distinct-row index, and the
-    counts. The mixed-radix key is renumbered densely whenever it would pass 2^62, so any
-    number of columns works."""
+    counts. One mixed-radix int64 key per row instead of ``np.unique(axis=0)``, which sorts
+    rows as structured records and was most of this attack's time; the key is renumbered
+    densely whenever it would pass 2^62, so any number of columns works."""
     key = np.zeros(n, dtype=np.int64)
     space = 1
     for col, r in zip(columns, radices, strict=True):
