@@ -71,6 +71,7 @@ Choices where the paper is silent (each stated where it applies):
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Mapping, Sequence
@@ -127,8 +128,13 @@ class GlobalDistribution:
         The attribute set ``A`` (empty: every record has the one signature ``()``).
     target : tuple of str
         The sensitive value(s) treated as ``x``.
-    signatures : tuple of tuple
-        Every signature of ``A`` that occurs in the release (labels, in ``attributes`` order).
+    signature_codes : ndarray of shape (n_signatures, len(attributes))
+        Every signature of ``A`` that occurs in the release, as codes (sorted); the property
+        ``signatures`` gives their labels (tuples in ``attributes`` order), built on first use:
+        with hundreds of thousands of distinct rows, labels of every signature of every set as
+        Python tuples were most of the attack's memory.
+    values : tuple of ndarray
+        The label of each code, per attribute of ``A`` (the release table's arrays, shared).
     probability : ndarray of shape (n_signatures,)
         ``f_i = p(s_i : x)``.
     support : ndarray of shape (n_signatures,)
@@ -149,7 +155,8 @@ class GlobalDistribution:
 
     attributes: tuple[str, ...]
     target: tuple[str, ...]
-    signatures: tuple[tuple, ...]
+    signature_codes: np.ndarray = field(repr=False)
+    values: tuple[np.ndarray, ...] = field(repr=False)
     probability: np.ndarray
     support: np.ndarray
     sufficient: np.ndarray
@@ -157,6 +164,11 @@ class GlobalDistribution:
     record_row: np.ndarray = field(repr=False)
     min_support: int = 1
     small_signature: str = "uniform-half"
+
+    @functools.cached_property
+    def signatures(self) -> tuple[tuple, ...]:
+        """Every signature of ``A`` in the release: tuples of labels in ``attributes`` order."""
+        return _labels(self.values, self.signature_codes)
 
     @property
     def record_signature(self) -> np.ndarray:
@@ -1117,13 +1129,14 @@ def _signatures(release: Release, attributes: tuple[str, ...]) -> tuple[np.ndarr
     return sig.codes, np.asarray(sig.row_signature)[sig.record_row].astype(np.int64)
 
 
-def _labels(release: Release, attributes: tuple[str, ...], codes: np.ndarray) -> tuple:
+def _labels(values: Sequence[np.ndarray], codes: np.ndarray) -> tuple:
+    """Rows of ``codes`` as tuples of labels (``values[i]`` the labels of column ``i``)."""
     columns = []
-    for i, a in enumerate(attributes):
-        col = np.asarray(release.table.values[a])[codes[:, i]]
+    for i, vals in enumerate(values):
+        col = np.asarray(vals)[codes[:, i]]
         items = col.tolist()  # Python scalars, as _plain gives
         columns.append([_plain(v) for v in items] if col.dtype == object else items)
-    if not attributes:
+    if not len(values):
         return tuple(() for _ in range(len(codes)))
     return tuple(zip(*columns, strict=True))
 
@@ -1197,7 +1210,7 @@ def breach_probabilities(
             )
         attrs = _check_attributes(release, attributes)
         codes, inv = _signatures(release, attrs)
-        labels = _labels(release, attrs, codes)
+        labels = _labels([release.table.values[a] for a in attrs], codes)
         table = {(k if isinstance(k, tuple) else (k,)): v for k, v in global_distribution.items()}
         table = {tuple(str(x) for x in k): v for k, v in table.items()}
         per_sig = np.empty(len(labels))
@@ -1691,7 +1704,8 @@ def _mine(
     dist = GlobalDistribution(
         attributes=attributes,
         target=target[0],
-        signatures=_labels(release, attributes, signatures.codes),
+        signature_codes=signatures.codes,
+        values=tuple(release.table.values[a] for a in attributes),
         probability=prob,
         support=support,
         sufficient=sufficient,
