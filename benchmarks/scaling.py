@@ -280,7 +280,10 @@ def _attack_task(name: str, table, n: int, stats: dict):
             stats["newton_steps"] = int(sum(r.newton_steps for r in result.reports))
             stats["converged"] = all(r.converged for r in result.reports)
             stats["signature_mb"] = (
-                sum(d.row_signature.nbytes for d in result.distributions)
+                sum(
+                    0 if d.row_signature is None else d.row_signature.nbytes
+                    for d in result.distributions
+                )
                 + result.distributions[0].record_row.nbytes
             ) / 2**20
             return result

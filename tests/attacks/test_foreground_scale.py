@@ -210,3 +210,21 @@ def test_row_index_signatures_equal_the_per_record_group_by():
         assert np.array_equal(sig.codes, uniq)
         assert np.array_equal(per_record, inv.ravel())
         assert np.array_equal(sig.support, cnt)
+
+
+def test_attack_distributions_recompute_record_signatures_on_demand():
+    """The attack keeps no per-set row map (``row_signature`` None); ``record_signature`` and
+    ``record_probabilities`` recompute it from the shared row index: equal to the group-by."""
+    rng = np.random.default_rng(11)
+    rel = _release(rng, 2000, 3, 2, 0.3, columns=2)
+    result = fg.foreground_attack(rel, "x", min_support=50)
+    assert len(result.distributions) >= 3
+    for d in result.distributions:
+        assert d.row_signature is None
+        if d.attributes:
+            cols = np.stack([rel.table.codes[a] for a in d.attributes], axis=1)
+        else:
+            cols = np.zeros((2000, 0))
+        _, inv = np.unique(cols, axis=0, return_inverse=True)
+        assert np.array_equal(d.record_signature, inv.ravel())
+        assert np.array_equal(d.record_probabilities(), d.probability[inv.ravel()])

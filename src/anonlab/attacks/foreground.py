@@ -141,13 +141,17 @@ class GlobalDistribution:
         Number of records matching each signature.
     sufficient : ndarray of shape (n_signatures,), dtype=bool
         Whether the support reaches ``min_support`` (then ``f_i`` was solved for).
-    row_signature : ndarray of shape (n_distinct_rows,)
-        Index of the signature of each distinct quasi-identifier row of the release.
+    row_signature : ndarray of shape (n_distinct_rows,) or None
+        Index of the signature of each distinct quasi-identifier row of the release; None when
+        it is recomputed from ``row_index`` on demand (what :func:`foreground_attack` keeps:
+        with 800,000 distinct rows, these maps of 255 attribute sets were 488 MB).
     record_row : ndarray of shape (n_rows,)
         Each record's distinct row; shared by every distribution of one attack. A per-record
         signature array per attribute set was most of the attack's memory (1.8 GB of 2.5 GB at
         1M records with 239 attribute sets, docs/benchmarks.md "Scale"); the property
         ``record_signature`` computes it on demand.
+    row_index : optional
+        The attack's shared index of distinct rows (see ``row_signature``).
     min_support : int
     small_signature : str
         The rule used for insufficient signatures (see ``SMALL_SIGNATURE``).
@@ -160,10 +164,18 @@ class GlobalDistribution:
     probability: np.ndarray
     support: np.ndarray
     sufficient: np.ndarray
-    row_signature: np.ndarray = field(repr=False)
+    row_signature: np.ndarray | None = field(repr=False)
     record_row: np.ndarray = field(repr=False)
     min_support: int = 1
     small_signature: str = "uniform-half"
+    row_index: Any = field(default=None, repr=False, compare=False)
+
+    def _row_map(self) -> np.ndarray:
+        """``row_signature``, recomputed from the shared row index where not kept."""
+        if self.row_signature is not None:
+            return self.row_signature
+        sig = self.row_index.signatures(self.attributes)
+        return _compact_index(np.asarray(sig.row_signature), len(self.probability))
 
     @functools.cached_property
     def signatures(self) -> tuple[tuple, ...]:
@@ -174,11 +186,11 @@ class GlobalDistribution:
     def record_signature(self) -> np.ndarray:
         """Index of each record's signature, shape (n_rows,), in the smallest unsigned dtype
         that holds the number of signatures."""
-        return self.row_signature[self.record_row]
+        return self._row_map()[self.record_row]
 
     def record_probabilities(self) -> np.ndarray:
         """``f`` of each record's signature, shape (n_rows,)."""
-        return self.probability[self.row_signature][self.record_row]
+        return self.probability[self._row_map()][self.record_row]
 
     def as_dict(self) -> dict[tuple, float]:
         """``{signature: f}``."""
@@ -1086,6 +1098,7 @@ class _RowIndex:
                 np.zeros(len(self.rows), dtype=np.int64),
                 self.record_row,
                 np.full(m, int(self.count.sum()), dtype=np.int64),
+                self,
             )
         cols = [self.attributes.index(a) for a in attributes]
         first, row_sig, _ = _distinct_keys(
@@ -1093,7 +1106,11 @@ class _RowIndex:
         )
         support = np.bincount(row_sig, weights=self.count, minlength=len(first))
         return _Signatures(
-            self.rows[first][:, cols], row_sig, self.record_row, np.rint(support).astype(np.int64)
+            self.rows[first][:, cols],
+            row_sig,
+            self.record_row,
+            np.rint(support).astype(np.int64),
+            self,
         )
 
 
@@ -1106,6 +1123,7 @@ class _Signatures:
     row_signature: np.ndarray
     record_row: np.ndarray
     support: np.ndarray
+    index: _RowIndex | None = None  # where row_signature can be recomputed from
 
     @classmethod
     def per_record(cls, codes: np.ndarray, record_signature: np.ndarray) -> _Signatures:
@@ -1709,8 +1727,11 @@ def _mine(
         probability=prob,
         support=support,
         sufficient=sufficient,
-        row_signature=_compact_index(np.asarray(signatures.row_signature), m),
+        row_signature=None
+        if signatures.index is not None
+        else _compact_index(np.asarray(signatures.row_signature), m),
         record_row=signatures.record_row,
+        row_index=signatures.index,
         min_support=min_support,
         small_signature=small_signature,
     )
