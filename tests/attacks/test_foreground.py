@@ -41,31 +41,12 @@ def make_release(sigs, values, groups, scheme="bucketization") -> Release:
     return Release(table, np.array(groups), scheme)
 
 
-def enumerate_worlds(f, n):
-    """Eqs. (1)-(3) by enumerating the C(N, n) possible worlds (exact with Fractions)."""
-    N = len(f)
-    if n == 0:
-        return [0 * f[0]] * N
-    z = 0
-    acc = [0 * f[0]] * N
-    for xs in itertools.combinations(range(N), n):
-        pw = 1
-        for j in range(N):
-            pw *= f[j] if j in xs else 1 - f[j]
-        z += pw
-        for j in xs:
-            acc[j] += pw
-    if z == 0:
-        return [F(n, N)] * N
-    return [a / z for a in acc]
-
-
 # ---------------------------------------------------------------------------------------------
 # Exact vectors
 # ---------------------------------------------------------------------------------------------
 
 
-def test_table5_example1():
+def test_table5_example1(enumerate_worlds):
     # One group t1..t4 with signatures s1, s1, s2, s2 and values {x, x, y, z}; G: s1 0.5, s2 0.2.
     exact = enumerate_worlds([F(1, 2), F(1, 2), F(1, 5), F(1, 5)], 2)
     assert exact == [F(8, 11), F(8, 11), F(3, 11), F(3, 11)]
@@ -85,7 +66,7 @@ TABLE8 = (["s1", "s2", "s1", "s1", "s2", "s2"], ["x", "y", "x", "y", "y", "z"], 
 
 
 @pytest.mark.parametrize("newton", [False, True])
-def test_tables7_8_mining(newton):
+def test_tables7_8_mining(newton, enumerate_worlds):
     r = make_release(*TABLE8)
     dist, rep = mine_global_distribution(r, ["a"], "x", min_support=1, newton=newton)
     f = dist.as_dict()
@@ -107,7 +88,7 @@ def test_tables7_8_newton_reaches_boundary_exactly():
     assert breach_probabilities(r, dist)[0] == 1.0
 
 
-def test_table3_with_table2():
+def test_table3_with_table2(enumerate_worlds):
     sigs = ["American", "Japanese", "Japanese", "Japanese", "French", "Japanese"]
     vals = ["HD", "Flu", "Flu", "SV", "HIV", "Diabetes"]
     r = make_release(sigs, vals, [0, 0, 1, 1, 2, 2])
@@ -174,7 +155,7 @@ def small_groups(draw):
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small_groups())
-def test_polynomial_equals_enumeration(case):
+def test_polynomial_equals_enumeration(enumerate_worlds, case):
     sigs, vals, groups, f = case
     if "x" not in vals:
         vals[0] = "x"
@@ -645,7 +626,7 @@ def test_average_delta_by_hand():
     assert all(v >= 0 for v in delta.values())
 
 
-def test_complemented_group_keeps_tiny_probabilities():
+def test_complemented_group_keeps_tiny_probabilities(enumerate_worlds):
     """A group of 10 with n = 8 is computed through its complement (2 values not x). With
     three members at a = 1e-20 and seven at a = 0.9, 1 - (1 - a) would make the three a = 0
     exactly, hence every member equal and n/N = 0.8 for all; carried separately, ``b`` keeps

@@ -10,7 +10,6 @@ with runs (weights near 0 and 1, a = 0.5 exactly, complemented groups).
 
 from __future__ import annotations
 
-import itertools
 import math
 from fractions import Fraction as F
 
@@ -31,25 +30,6 @@ from anonlab.attacks.foreground import (
 )
 
 NEVER = 1 << 62  # fast_min_work that keeps every group on the linear passes
-
-
-def enumerate_worlds(f, n):
-    """Eqs. (1)-(3) by enumerating the C(N, n) possible worlds (exact with Fractions)."""
-    N = len(f)
-    if n == 0:
-        return [F(0)] * N
-    z = F(0)
-    acc = [F(0)] * N
-    for xs in itertools.combinations(range(N), n):
-        pw = F(1)
-        for j in range(N):
-            pw *= f[j] if j in xs else 1 - f[j]
-        z += pw
-        for j in xs:
-            acc[j] += pw
-    if z == 0:
-        return [F(n, N)] * N
-    return [a / z for a in acc]
 
 
 def kernel(a, n_x, groups, fast_min_work, fast_cost=0.0):
@@ -102,7 +82,7 @@ WEIGHTS = [F(0), F(1), F(1, 2), F(1, 10), F(9, 10), F(1, 3), F(2, 3), F(1, 1000)
     st.lists(st.sampled_from(WEIGHTS), min_size=2, max_size=8),
     st.integers(min_value=0, max_value=8),
 )
-def test_tiny_groups_forced_through_circle_equal_enumeration(f, n):
+def test_tiny_groups_forced_through_circle_equal_enumeration(enumerate_worlds, f, n):
     n = min(n, len(f))
     exact = enumerate_worlds(f, n)
     a = np.array([float(v) for v in f])
@@ -279,7 +259,7 @@ def test_breach_probabilities_through_the_circle_method(monkeypatch):
     assert after.sum() == pytest.approx((vals == "x").sum(), rel=1e-12)
 
 
-def test_declines_where_it_does_not_apply():
+def test_declines_where_it_does_not_apply(enumerate_worlds):
     # n - #(a = 1) = 0 or = #free (one world); the cost test on many runs with a small n
     a = np.r_[np.zeros(5), np.full(5, 0.3), np.ones(3)]
     out = np.empty(len(a))
