@@ -1,7 +1,9 @@
 """Foreground-knowledge attack (Wong et al., TKDD 2011): the full attack, timed.
 
     python benchmarks/bench_foreground.py [--repeat 1] [--only "large groups"] [--no-circle]
-    python benchmarks/bench_foreground.py --accelerators [--rows 1000000]
+    python benchmarks/bench_foreground.py --accelerators [--rows 1000000] [--very-large-groups]
+        [--plain-max-iter 10000] [--undo-ratio 100]
+    python benchmarks/bench_foreground.py --kernel
 
 Full attack = Algorithm 1 (every attribute set of the QI with a signature of >= J = 3993
 records, the empty set included), mining with EM + Newton polishing, and ``p*`` of every record
@@ -38,6 +40,16 @@ accelerator of ``foreground_attack(accelerate=...)``: SQUAREM (the default), New
 plain EM. Per accelerator: time (one run after a warm-up on 2,000 rows), evaluations of Eq. (3)
 by EM (``em_iterations``; Newton jumps also spend ``m + 1`` per Jacobian, not counted there),
 Newton steps, unconverged sets, and the largest difference from plain EM's ``f`` and ``p*``.
+``--very-large-groups`` runs the comparison on the very-large-groups setting instead (Adult,
+Mondrian ℓ = 3, 16 targets, sets of at most one attribute); ``--plain-max-iter`` is plain
+EM's iteration limit (default 10,000, the attack's; raise it to run plain EM to convergence);
+``--undo-ratio`` sets ``anonlab.attacks.foreground.SQUAREM_UNDO_RATIO`` for the run.
+
+``--kernel``: Eq. (3) on 66,246 groups of two with one x each (random weights in [0.01, 0.2],
+seed 0: the size of the largest set's group types at 10M records), by the compiled kernel
+(groups with one x in their own loop, ``_odds_link``) and by a compiled loop calling
+``_group_link`` on each group's array views (what the kernel did for them before); mean of 30
+after one, and the largest difference (0: the same numbers).
 
 The paper reports mining "within 12 minutes" (C/C++, Pentium IV 2.2 GHz, 1 GB) for all its
 experiments on Adult, and breach finding "within a few minutes".
@@ -112,12 +124,21 @@ def mondrian_education_release() -> tuple[Release, None]:
     return mondrian(table, l=3), None
 
 
-def compare_accelerators(n: int) -> None:
-    release, values = kdd_release(n)
-    foreground_attack(kdd_release(2000)[0], values)  # numba compiled or loaded
+def compare_accelerators(n: int, very_large: bool, plain_max_iter: int) -> None:
+    if very_large:
+        release, values = mondrian_education_release()
+        setting, max_attributes = "Adult, Mondrian ℓ=3, 16 values, sets ≤ 1 attr", 1
+    else:
+        release, values = kdd_release(n)
+        setting = f"census-kdd-workers resampled to {n:,} rows, Anatomy ℓ=2, QI size 8"
+        max_attributes = None
+    foreground_attack(kdd_release(2000)[0], KDD_SET)  # numba compiled or loaded
+    from anonlab.attacks import foreground
+
     print(
-        f"### EM accelerators: census-kdd-workers resampled to {n:,} rows, Anatomy ℓ=2, "
-        f"QI size 8; Python {platform.python_version()}, {os.cpu_count()} CPUs\n"
+        f"### EM accelerators: {setting}; plain EM's limit {plain_max_iter:,} iterations, "
+        f"SQUAREM undo ratio {foreground.SQUAREM_UNDO_RATIO:g}; "
+        f"Python {platform.python_version()}, {os.cpu_count()} CPUs\n"
     )
     print(
         row(
@@ -135,7 +156,13 @@ def compare_accelerators(n: int) -> None:
     results = {}
     for acc in (False, "newton", "squarem"):  # plain EM first: the reference
         t0 = time.perf_counter()
-        result = foreground_attack(release, values, accelerate=acc)
+        result = foreground_attack(
+            release,
+            values,
+            accelerate=acc,
+            max_attributes=max_attributes,
+            max_iter=plain_max_iter if acc is False else 10_000,
+        )
         seconds = time.perf_counter() - t0
         results[acc] = result
         ref = results[False]
@@ -158,6 +185,50 @@ def compare_accelerators(n: int) -> None:
         )
 
 
+def compare_kernels() -> None:
+    from numba import njit
+
+    from anonlab.attacks import foreground as fg
+
+    @njit
+    def through_group_link(a, b, ptr, degree, out):
+        w_all, wb_all, res_all, work = np.empty(2), np.empty(2), np.empty(2), np.empty(16)
+        for g in range(len(ptr) - 1):
+            lo, size = ptr[g], ptr[g + 1] - ptr[g]
+            w, wb, res = w_all[:size], wb_all[:size], res_all[:size]
+            for j in range(size):
+                w[j] = a[lo + j]
+                wb[j] = b[lo + j]
+            fg._group_link(w, wb, degree[g], res, work, fg._FAST_MIN_WORK, fg._FAST_COST)
+            for j in range(size):
+                out[lo + j] = res[j]
+
+    groups = 66_246
+    a = np.random.default_rng(0).uniform(0.01, 0.2, 2 * groups)
+    b = 1.0 - a
+    ptr = np.arange(0, 2 * groups + 1, 2, dtype=np.int64)
+    degree = np.ones(groups, dtype=np.int64)
+    complement = np.zeros(groups, dtype=np.bool_)
+    fast, slow = np.empty(2 * groups), np.empty(2 * groups)
+
+    def kernel():
+        fg._link_kernel_ab(a, b, ptr, degree, complement, fast, fg._FAST_MIN_WORK, fg._FAST_COST)
+
+    def reference():
+        through_group_link(a, b, ptr, degree, slow)
+
+    print(f"### Eq. (3) on {groups:,} groups of two with one x; mean of 30 after one\n")
+    print(row("path", "time per call"))
+    print(row("---", "---"))
+    for name, fn in (("kernel (_odds_link loop)", kernel), ("_group_link per group", reference)):
+        fn()
+        t0 = time.perf_counter()
+        for _ in range(30):
+            fn()
+        print(row(name, ms((time.perf_counter() - t0) / 30)))
+    print(f"\nlargest difference: {float(np.max(np.abs(fast - slow))):.1e}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=1)
@@ -175,9 +246,20 @@ def main() -> None:
         help="compare the EM accelerators on the census setting (see the docstring)",
     )
     parser.add_argument("--rows", type=int, default=1_000_000, help="with --accelerators")
+    parser.add_argument("--very-large-groups", action="store_true", help="with --accelerators")
+    parser.add_argument("--plain-max-iter", type=int, default=10_000, help="with --accelerators")
+    parser.add_argument("--undo-ratio", type=float, default=None, help="with --accelerators")
+    parser.add_argument("--kernel", action="store_true", help="time Eq. (3) on groups of two")
     args = parser.parse_args()
+    if args.kernel:
+        compare_kernels()
+        return
     if args.accelerators:
-        compare_accelerators(args.rows)
+        if args.undo_ratio is not None:
+            from anonlab.attacks import foreground
+
+            foreground.SQUAREM_UNDO_RATIO = args.undo_ratio
+        compare_accelerators(args.rows, args.very_large_groups, args.plain_max_iter)
         return
     if args.no_circle:
         from anonlab.attacks import foreground

@@ -41,10 +41,9 @@ Attacks (the release is built before the timed part; its memory is inside the pe
   as bench_injector.py) plus ``negative_rule_attack`` with those rules on the Anatomy ℓ = 3
   release of the same input, ℓ = 3; both times are also given apart.
 * ``foreground-size``: the same input, not solved: the distinct quasi-identifier rows
-  (``_RowIndex``), Apriori, every set's signatures and unknowns, the group types of the last
+  (``_RowIndex``), Apriori, every set's signatures and unknowns, the most group types in one
   set (groups equal in size, count of x and members' unknowns, evaluated once), and the time
-  of one evaluation of Eq. (3)-(4) on it, the unit of EM (to size the attack where running
-  it is out of reach).
+  of one evaluation of Eq. (3)-(4) on that set, the unit of EM.
 * ``foreground-independent``: the ``foreground`` release (below) with each QI column permuted on
   its own (seed 1) after resampling: the same groups and sensitive values, but QI rows drawn
   from the product of the marginals, so the distinct QI rows (and the group types of the
@@ -219,9 +218,10 @@ def _foreground_input(n: int, independent: bool = False):
 
 def _foreground_size(release, stats: dict):
     """The size of the foreground attack's problem without solving it: Apriori (every frequent
-    attribute set), the signatures and sufficient ones (unknowns) of each set, and the time of
-    one evaluation of Eq. (3)-(4) (``_Problem.g``, the unit of EM and of Newton's
-    forward-difference Jacobian) on the largest set, mean of 5 after one."""
+    attribute set), the signatures and sufficient ones (unknowns) of each set, the group types
+    of every set (groups equal in size, count of x and members' unknowns, evaluated once), and
+    the time of one evaluation of Eq. (3)-(4) (``_Problem.g``, the unit of EM) on the set with
+    the most types, mean of 5 after one."""
     from anonlab.attacks import foreground as fg
 
     def run():
@@ -237,26 +237,27 @@ def _foreground_size(release, stats: dict):
         layout = fg._Layout(release.group, release.n_groups, fg._count_x(release, targets[0][1]))
         stats["busy_members"] = int(len(layout.records))
         t0 = time.perf_counter()
-        unknowns = []
-        for attrs in sets:
-            unknowns.append(int((index.signatures(attrs).support >= J).sum()))
+        signatures = [index.signatures(attrs) for attrs in sets]
         stats["signature_seconds"] = time.perf_counter() - t0
+        unknowns = [int((sig.support >= J).sum()) for sig in signatures]
         stats["attribute_sets"] = len(sets)
         stats["unknowns"] = sum(unknowns)
         stats["max_unknowns"] = max(unknowns, default=0)
-        if sets:
-            sig = index.signatures(sets[-1])
-            sufficient = sig.support >= J
-            var = np.full(len(sufficient), -1, dtype=np.int64)
-            var[sufficient] = np.arange(int(sufficient.sum()))
-            fixed = np.where(sufficient, 0.0, 0.5)
-            problem = fg._Problem(layout, sig, var, fixed, int(sufficient.sum()))
-            stats["group_types"] = int(problem.n_types)
-            f = np.full(problem.n_vars, 0.04)
-            problem.g(f)
+        largest = None  # the set with the most group types: the costliest evaluation
+        t0 = time.perf_counter()
+        for sig in signatures:
+            problem = fg._Problem(layout, sig, *fg._unknowns(sig.support >= J, "uniform-half", 0))
+            if largest is None or problem.n_types > largest.n_types:
+                largest = problem
+        stats["types_seconds"] = time.perf_counter() - t0
+        if largest is not None:
+            stats["group_types"] = int(largest.n_types)
+            # distinct f per unknown, as EM has them (equal f makes every group "all alike")
+            f = np.random.default_rng(0).uniform(0.01, 0.2, largest.n_vars)
+            largest.g(f)
             t0 = time.perf_counter()
             for _ in range(5):
-                problem.g(f)
+                largest.g(f)
             stats["g_seconds"] = (time.perf_counter() - t0) / 5
 
     return run
@@ -469,49 +470,48 @@ def details(results: dict[str, list[dict]], sizes: list[int]) -> None:
                     f"({per_row(r):,.0f} B/row above {r['input_mb']:,.0f} MB)"
                 )
             print(f"| {n:,} | " + " | ".join(cells) + " |")
-    if "negative-rules" in results:
-        print("\n| rows | negative rules: mining / attack / rules / vulnerable (matching) |")
-        print("|---|---|")
+
+    def detail(task: str, header: str, cells) -> None:
+        """One line per size of ``task``: ``cells(result)`` after the row count."""
+        if task not in results:
+            return
+        print(f"\n| rows | {header} |\n|---|---|")
         for n in sizes:
-            r = at("negative-rules", n)
+            r = at(task, n)
             if r is not None:
-                print(
-                    f"| {n:,} | {ms(r['mining_seconds'])} / {ms(r['attack_seconds'])} / "
-                    f"{r['rules']:,} / {r['vulnerable_matching']:,} |"
-                )
+                print(f"| {n:,} | {cells(r)} |")
+
+    detail(
+        "negative-rules",
+        "negative rules: mining / attack / rules / vulnerable (matching)",
+        lambda r: (
+            f"{ms(r['mining_seconds'])} / {ms(r['attack_seconds'])} / "
+            f"{r['rules']:,} / {r['vulnerable_matching']:,}"
+        ),
+    )
     for fg_task in ("foreground", "foreground-independent"):
-        if fg_task not in results:
-            continue
-        print(
-            f"\n| rows | {fg_task}: attribute sets / unknowns / EM iterations / Newton steps / "
-            "converged / signature arrays kept |"
+        detail(
+            fg_task,
+            f"{fg_task}: attribute sets / unknowns / EM iterations / Newton steps / converged / "
+            "signature arrays kept",
+            lambda r: (
+                f"{r['attribute_sets']} / {r['unknowns']:,} / {r['em_iterations']:,} / "
+                f"{r['newton_steps']:,} / {r['converged']} / {r['signature_mb']:,.0f} MB"
+            ),
         )
-        print("|---|---|")
-        for n in sizes:
-            r = at(fg_task, n)
-            if r is not None:
-                print(
-                    f"| {n:,} | {r['attribute_sets']} / {r['unknowns']:,} / "
-                    f"{r['em_iterations']:,} / {r['newton_steps']:,} / {r['converged']} / "
-                    f"{r['signature_mb']:,.0f} MB |"
-                )
-    if "foreground-size" in results:
-        print(
-            "\n| rows | foreground problem size: distinct QI rows / attribute sets / unknowns "
-            "(largest set) / busy members / group types (last set) / time: row index / "
-            "Apriori / signatures / one evaluation of Eq. (3)-(4) |"
-        )
-        print("|---|---|")
-        for n in sizes:
-            r = at("foreground-size", n)
-            if r is not None:
-                print(
-                    f"| {n:,} | {r.get('distinct_rows', 0):,} / {r['attribute_sets']} / "
-                    f"{r['unknowns']:,} ({r['max_unknowns']:,}) / {r['busy_members']:,} / "
-                    f"{r.get('group_types', 0):,} / {ms(r.get('row_index_seconds', 0.0))} / "
-                    f"{ms(r['apriori_seconds'])} / {ms(r['signature_seconds'])} / "
-                    f"{ms(r.get('g_seconds', 0.0))} |"
-                )
+    detail(
+        "foreground-size",
+        "foreground problem size: distinct QI rows / attribute sets / unknowns (largest set) / "
+        "busy members / group types (most in one set) / time: row index / Apriori / "
+        "signatures / group types of every set / one evaluation of Eq. (3)-(4) on that set",
+        lambda r: (
+            f"{r.get('distinct_rows', 0):,} / {r['attribute_sets']} / "
+            f"{r['unknowns']:,} ({r['max_unknowns']:,}) / {r['busy_members']:,} / "
+            f"{r.get('group_types', 0):,} / {ms(r.get('row_index_seconds', 0.0))} / "
+            f"{ms(r['apriori_seconds'])} / {ms(r['signature_seconds'])} / "
+            f"{ms(r.get('types_seconds', 0.0))} / {ms(r.get('g_seconds', 0.0))}"
+        ),
+    )
     print("\nBytes per record added beyond the input, at the largest size measured:")
     print("(peak - input) / rows, and less one int32 copy of the 8 attributes' codes")
     for name, rows in results.items():

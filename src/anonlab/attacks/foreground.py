@@ -378,11 +378,8 @@ class _Layout:
         a = np.asarray(a, dtype=np.float64)
         if order is None:
             order = self.order(a)
-        p = np.empty(self.n_rows, dtype=np.float64)
-        p[self.zero] = 0.0
-        p[self.one] = 1.0
-        p[order] = self.link(a[order], None if b is None else np.asarray(b)[order])
-        return p
+        member = self.link(a[order], None if b is None else np.asarray(b)[order])
+        return _Posterior(self, order, member).full()
 
     def link(self, a: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
         """``p(t : x)`` of the busy groups' members, given and returned in an :meth:`order`;
@@ -824,9 +821,9 @@ def _odds_link(a: np.ndarray, b: np.ndarray, lo: int, hi: int, comp: bool, out: 
     ``b = 0``, all odds equal (including all 0), odds outside [1e-280, 1e280].
 
     A loop of its own over the arrays, run before the general loop: for Anatomy's groups of
-    two, calling :func:`_group_link` on array views cost about 20 times the arithmetic, and
-    every extra branch in this loop about 3 times (measured on 66,246 groups: 5.7 ms through
-    ``_group_link``, 0.9 ms here)."""
+    two, calling :func:`_group_link` on array views cost most of the time
+    (``benchmarks/bench_foreground.py --kernel``, 66,246 groups: 5.6 ms through
+    ``_group_link``, 1.0 ms here, the same numbers)."""
     top = 0.0
     low = 1e300
     total = 0.0
@@ -1524,10 +1521,9 @@ SQUAREM_BOUNDARY_SHARE = 0.01
 
 #: A SQUAREM cycle whose new point's residual ``max |g(f) - f|`` exceeds this multiple of the
 #: cycle's start is undone (see :func:`_squarem`). The residual of an extrapolated EM is not
-#: monotone: on Adult's Mondrian ℓ = 3 release (occupation -> HS-grad, 6 unknowns, a flat
-#: valley to the boundary) a ratio of 1 or 2 stalled or took 15,000 evaluations, 10 took 9,777
-#: (5,166 dividing the step bound by 4 instead of resetting it), 100 took 3,433 and no undo at
-#: all 3,522; on the census setting at 1M records 13,278 evaluations in all against 15,140.
+#: monotone, and undoing too eagerly slows it: on Adult's Mondrian ℓ = 3 release (16 targets,
+#: sets of at most one attribute) 10 took 7,049 evaluations in all and 100 took 5,101
+#: (``benchmarks/bench_foreground.py --accelerators --very-large-groups --undo-ratio R``).
 SQUAREM_UNDO_RATIO = 100.0
 
 
@@ -1544,9 +1540,9 @@ def _squarem(
     stabilisation step). ``|α|`` is bounded by ``step_max`` (1 at first, times 4 each time the
     bound is hit). Choices where the method leaves room, for this problem: each coordinate of
     the extrapolated point is projected so that it keeps at least ``SQUAREM_BOUNDARY_SHARE``
-    of its distance to 0 and to 1 (EM can never leave a bound it lands on; projecting each
-    coordinate took 15,140 evaluations on the census setting at 1M records where shrinking
-    ``α`` for the whole vector took 20,921, both with an undo ratio of 10); and a cycle whose
+    of its distance to 0 and to 1 (EM can never leave a bound it lands on; each coordinate is
+    projected on its own rather than ``α`` shrunk for the whole vector, which let the
+    coordinate nearest a bound slow every other one); and a cycle whose
     new point has a residual ``max |g(f) - f|`` more than ``SQUAREM_UNDO_RATIO`` (100) times
     the cycle's start (or not finite) is undone for ``f2`` and the bound ``step_max`` divided
     by 4 (SQUAREM's safeguard uses the likelihood, which the solver does not compute). Every
@@ -1686,6 +1682,26 @@ def _solve(
     return f, report, posterior
 
 
+def _unknowns(
+    sufficient: np.ndarray, small_signature: str, base: float
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Per signature: its unknown (-1 where ``f`` is fixed), its fixed ``f`` (ignored where
+    solved for) and the number of unknowns, under the ``small_signature`` rule."""
+    m = len(sufficient)
+    sig_var = np.full(m, -1, dtype=np.int64)
+    sig_var[sufficient] = np.arange(int(sufficient.sum()))
+    n_vars = int(sufficient.sum())
+    fixed_sig = np.zeros(m)
+    if small_signature == "uniform-half":
+        fixed_sig[~sufficient] = 0.5
+    elif small_signature == "base-rate":
+        fixed_sig[~sufficient] = base
+    elif (~sufficient).any():  # pooled: one more unknown shared by every small signature
+        sig_var[~sufficient] = n_vars
+        n_vars += 1
+    return sig_var, fixed_sig, n_vars
+
+
 def _mine(
     release: Release,
     attributes: tuple[str, ...],
@@ -1705,17 +1721,7 @@ def _mine(
     support = signatures.support
     sufficient = support >= min_support
     m = len(support)
-    sig_var = np.full(m, -1, dtype=np.int64)
-    sig_var[sufficient] = np.arange(int(sufficient.sum()))
-    n_vars = int(sufficient.sum())
-    fixed_sig = np.zeros(m)
-    if small_signature == "uniform-half":
-        fixed_sig[~sufficient] = 0.5
-    elif small_signature == "base-rate":
-        fixed_sig[~sufficient] = base
-    elif (~sufficient).any():  # pooled: one more unknown shared by every small signature
-        sig_var[~sufficient] = n_vars
-        n_vars += 1
+    sig_var, fixed_sig, n_vars = _unknowns(sufficient, small_signature, base)
     problem = _Problem(layout, signatures, sig_var, fixed_sig, n_vars)
     f, report, posterior = _solve(problem, np.full(n_vars, base), tol, max_iter, newton, accelerate)
     prob = fixed_sig if not n_vars else np.where(sig_var >= 0, f[np.maximum(sig_var, 0)], fixed_sig)
@@ -1790,10 +1796,10 @@ def mine_global_distribution(
         ``True`` or ``"squarem"`` (default): SQUAREM extrapolation of EM; ``"newton"``: where
         EM crawls, jump to its limit by safeguarded Newton steps (the default until issue 10;
         its safeguards do not always hold: on Adult's Mondrian ℓ = 3 release, QI age,
-        workclass, marital-status, occupation, race, sex, native-country, the set
-        ``occupation`` with target HS-grad, it stops at another fixed point, up to 0.255 away
-        from the one plain EM reaches after 101,275 iterations, which SQUAREM reaches in
-        3,433 evaluations); ``False``: plain EM. On the
+        workclass, marital-status, occupation, race, sex, native-country, 16 targets, sets of at
+        most one attribute, its ``f`` is up to 0.26 from plain EM's run to convergence
+        (120,534 iterations in all), SQUAREM's within 3e-11: ``bench_foreground.py
+        --accelerators --very-large-groups --plain-max-iter 200000``); ``False``: plain EM. On the
         census setting at 1M resampled records (240 attribute sets) plain EM takes 99,506
         evaluations of Eq. (3), Newton jumps 25,691 plus their Jacobians, SQUAREM 13,278;
         both accelerated results are within 3.3e-8 of plain EM's ``f``
