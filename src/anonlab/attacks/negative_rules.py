@@ -35,6 +35,7 @@ from anonlab._validation import check_choice, check_int
 from anonlab.errors import AnonlabError
 from anonlab.models.matching_l_diversity import (
     READINGS,
+    group_values,
     incompatibility_matrix,
     matching_possible_values,
 )
@@ -195,7 +196,8 @@ def negative_rule_attack(
     inc = _knowledge(release, rules, rules_table)
     codes = release.sensitive_codes
     matching, consistent = matching_possible_values(release.group, codes, inc)
-    simple, baseline = _simple_and_baseline(release.group, codes, inc)
+    baseline = group_values(release.group, codes, inc.shape[1])
+    simple = np.greater(baseline, inc)  # simple_possible_values, without a second table
     excluded = int(inc.sum())
     del inc
     for a in (matching, simple, baseline):
@@ -211,23 +213,6 @@ def negative_rule_attack(
         consistent_groups=consistent,
         excluded_pairs=excluded,
     )
-
-
-def _simple_and_baseline(
-    group: np.ndarray, codes: np.ndarray, inc: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """The simple reading and the baseline: :func:`simple_possible_values` with and without
-    the rules, from one boolean (group x value) presence table instead of two int64 group
-    histograms (at 10M records in 3.3M groups of 46 values: 153 MB instead of 1.2 GB each),
-    and the simple reading computed in place (``present & ~inc`` is ``present > inc``)."""
-    group = np.asarray(group)
-    n_groups = int(group.max()) + 1 if len(group) else 0
-    present = np.zeros((n_groups, inc.shape[1]), dtype=np.bool_)
-    present[group, codes] = True
-    baseline = present[group]
-    del present
-    simple = np.greater(baseline, inc)
-    return simple, baseline
 
 
 def _knowledge(release: Release, rules: Any, rules_table: Table | None) -> np.ndarray:
