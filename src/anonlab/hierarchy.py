@@ -16,6 +16,7 @@ this order, as LeFevre et al. (ICDE 2006) suggest.
 
 from __future__ import annotations
 
+import csv
 import io
 import os
 from collections.abc import Sequence
@@ -24,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from anonlab.errors import AnonlabError
+from anonlab.formula_guard import guard_text, unguard_text
 
 ROOT = "*"
 
@@ -166,22 +168,55 @@ class Hierarchy:
     def read_csv(
         cls, path: str | os.PathLike, name: str | None = None, sep: str = ";"
     ) -> Hierarchy:
-        """Read an ARX-format hierarchy file (one row per leaf, ``sep``-separated)."""
+        """Read an ARX-format hierarchy file (one row per leaf, ``sep``-separated).
+
+        Parsed with Python's :mod:`csv` module, so a value that contains ``sep``, a quote or a
+        line break may be quoted (``"a;b"``; a quote inside doubled), as :meth:`to_csv` writes it;
+        ARX files without quotes read as before. Blank lines are skipped. The formula guard is
+        removed from every value (``'=x`` reads as ``=x``; see :mod:`anonlab.formula_guard`).
+        """
         path = Path(path)
+        label = f"hierarchy file {str(path)!r}"
+        if not isinstance(sep, str) or len(sep) != 1:
+            raise AnonlabError(f"{label}: sep must be a single character, got {sep!r}")
         try:
             text = path.read_text(encoding="utf-8-sig")
         except OSError as exc:
+            raise AnonlabError(f"cannot read {label}: {exc.strerror}") from None
+        except UnicodeDecodeError as exc:
             raise AnonlabError(
-                f"cannot read hierarchy file {str(path)!r}: {exc.strerror}"
+                f"cannot read {label}: byte {exc.start} is not UTF-8 text ({exc.reason}); a "
+                "hierarchy is a UTF-8 text file with one row per leaf, e.g. 'Paris;France;*'"
             ) from None
-        rows = [line.split(sep) for line in text.splitlines() if line.strip()]
+        if "\x00" in text:
+            line = text[: text.index("\x00")].count("\n") + 1
+            raise AnonlabError(
+                f"cannot read {label}: line {line} holds a NUL byte (a binary file?); a "
+                "hierarchy is a text file with one row per leaf, e.g. 'Paris;France;*'"
+            )
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep, strict=True)
+        try:
+            rows = [[unguard_text(c) for c in r] for r in reader if any(c.strip() for c in r)]
+        except csv.Error as exc:
+            raise AnonlabError(
+                f"cannot read {label}, line {reader.line_num}: {exc}; a value that holds "
+                f"{sep!r} or a double quote must be in double quotes (e.g. 'Paris{sep}FR' as "
+                f"'\"Paris{sep}FR\"'), with each double quote inside written twice"
+            ) from None
         return cls(rows, name=name or path.stem)
 
     def to_csv(self, path: str | os.PathLike | None = None, sep: str = ";") -> str:
-        """Write in ARX format; returns the text. Written to a temporary file, then renamed."""
+        """Write in ARX format; returns the text. Written to a temporary file, then renamed.
+
+        Values are written with Python's :mod:`csv` module (quoted only where they contain
+        ``sep``, a quote or a line break, so ordinary hierarchies stay plain ARX files), and
+        formula-guarded (:func:`anonlab.formula_guard.guard_text`), so the file is safe to open
+        in a spreadsheet and :meth:`read_csv` gives back the same hierarchy.
+        """
         buf = io.StringIO()
+        writer = csv.writer(buf, delimiter=sep, lineterminator="\n")
         for r in self._rows:
-            buf.write(sep.join(r) + "\n")
+            writer.writerow([guard_text(c) for c in r])
         text = buf.getvalue()
         if path is not None:
             path = Path(path)

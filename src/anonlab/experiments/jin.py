@@ -58,6 +58,7 @@ from anonlab.anonymize import hilb, mask
 from anonlab.attacks.hilb_algorithm7 import hilb_algorithm7
 from anonlab.attacks.mask_phd25 import phd25_attack
 from anonlab.experiments.markdown import frame_to_markdown
+from anonlab.formula_guard import guard_frame
 from anonlab.table import Table
 
 ADULT_QI = (
@@ -726,7 +727,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     frames += (("mask_repairs", mrep),)
     for name, frame in (*frames, ("survey", survey), ("mask_survey", msurvey)):
         if frame is not None:
-            frame.to_csv(out / f"{name}.csv", index=False)
+            guard_frame(frame).to_csv(out / f"{name}.csv", index=False)
     plot(a, b, f9, out)
     young = young_doctorates(adult) if adult is not None else None
     text = report(a, b, f9, len(seeds), rep, survey, mrep, young, msurvey)

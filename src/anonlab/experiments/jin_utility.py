@@ -50,6 +50,7 @@ import pandas as pd
 
 from anonlab.anonymize import anonymize
 from anonlab.experiments.markdown import frame_to_markdown
+from anonlab.formula_guard import guard_frame
 from anonlab.models import check
 from anonlab.table import Table
 from anonlab.utility import generate_workload, workload_error
@@ -548,7 +549,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.only in (None, "7"):
         table = adult_table()
         f7 = figure7(table, n_queries=args.queries, seed=args.seed)
-        f7.to_csv(out / "figure7.csv", index=False)
+        guard_frame(f7).to_csv(out / "figure7.csv", index=False)
         plot(f7, out / "jin_figure7.png", "Figure 7: MASK vs MASK++ (Adult)")
         settings = (
             "## Figure 7 (Adult)\n\n"
@@ -559,13 +560,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         text.append(report(f7, claims7(f7), settings))
         if not args.no_sweeps:
             s7 = sweeps("7", table, n_queries=args.queries, seed=args.seed)
-            s7.to_csv(out / "figure7_sweeps.csv", index=False)
+            guard_frame(s7).to_csv(out / "figure7_sweeps.csv", index=False)
             plot(s7, out / "jin_figure7_sweeps.png", "Figure 7c-e, h-j: MASK vs MASK++ (Adult)")
             text.append(report(s7, claims_sweeps(s7), "### Figure 7, qi / qd / s (k = 50, m = 3)"))
     if args.only in (None, "10"):
         table = census_table()
         f10 = figure10(table, n_queries=args.queries, seed=args.seed)
-        f10.to_csv(out / "figure10.csv", index=False)
+        guard_frame(f10).to_csv(out / "figure10.csv", index=False)
         plot(f10, out / "jin_figure10.png", "Figure 10: Mondrian++/Hilb++ (census-kdd-workers)")
         settings = (
             "## Figure 10 (census-kdd-workers for IPUMS Census)\n\n"
@@ -575,7 +576,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         text.append(report(f10, claims10(f10), settings))
         if not args.no_sweeps:
             s10 = sweeps("10", table, n_queries=args.queries, seed=args.seed)
-            s10.to_csv(out / "figure10_sweeps.csv", index=False)
+            guard_frame(s10).to_csv(out / "figure10_sweeps.csv", index=False)
             plot(s10, out / "jin_figure10_sweeps.png", "Figure 10b-d, f-h (census-kdd-workers)")
             text.append(report(s10, claims_sweeps(s10), "### Figure 10, qi / qd / s (ℓ = 4)"))
     text.append(f"Total time {time.perf_counter() - t0:.1f} s (machine shared with other jobs).")

@@ -51,6 +51,7 @@ from anonlab.attacks.definetti import (
     score_posterior,
 )
 from anonlab.experiments.markdown import frame_to_markdown
+from anonlab.formula_guard import guard_frame
 from anonlab.release import Release
 from anonlab.table import Table
 
@@ -457,9 +458,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         table=table,
         progress=True,
     )
-    runs.to_csv(out / "table7-runs.csv", index=False)
+    guard_frame(runs).to_csv(out / "table7-runs.csv", index=False)
     summ = summary(runs)
-    summ.to_csv(out / "table7.csv", index=False)
+    guard_frame(summ).to_csv(out / "table7.csv", index=False)
     report = [
         f"## Table 7 ({DATASET}, {table.n_rows:,} rows; {TARGETS} targets, target seed "
         f"{TARGET_SEED}; {args.chains} chains × {args.sweeps} sweeps, half burn-in; grouping "
@@ -468,19 +469,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     if args.convergence:
         conv = pd.concat([convergence(l=l, table=table, chains=args.chains) for l in (2, 4)])
-        conv.to_csv(out / "convergence.csv", index=False)
+        guard_frame(conv).to_csv(out / "convergence.csv", index=False)
         plot_convergence(conv, out / "convergence.png")
         report.append("## Accuracy against sweeps (grouping seed 0)\n\n" + _markdown(conv))
     if args.models:
         models = model_comparison(table=table, chains=args.chains, sweeps=args.sweeps)
-        models.to_csv(out / "models.csv", index=False)
+        guard_frame(models).to_csv(out / "models.csv", index=False)
         report.append(
             "## Beyond the paper: Naive Bayes vs the joint model (anatomize, seeds 0, 1)\n\n"
             + _markdown(models)
         )
     if args.samplers:
         samplers = sampler_comparison(table=table, chains=args.chains)
-        samplers.to_csv(out / "samplers.csv", index=False)
+        guard_frame(samplers).to_csv(out / "samplers.csv", index=False)
         report.append(
             "## Samplers: the paper's uncollapsed Algorithm 1 vs collapsed (anatomize)\n\n"
             + _markdown(samplers)

@@ -89,6 +89,7 @@ from anonlab.attacks.foreground import (
 )
 from anonlab.errors import AnonlabError
 from anonlab.experiments.markdown import frame_to_markdown
+from anonlab.formula_guard import guard_frame
 from anonlab.release import Release
 from anonlab.schema import Kind
 from anonlab.table import Table
@@ -1085,10 +1086,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     tables[(5, None)] = (table, merged)
     n_sensitive = int(is_low(table).sum())
     head = headline(rule=args.rule, reading=args.reading, seeds=seeds, tables=tables)
-    head.to_csv(out / "headline.csv", index=False)
+    guard_frame(head).to_csv(out / "headline.csv", index=False)
     report.append("## Headline (Anatomy, ℓ = r)\n\n" + _markdown(head))
     acc = accuracy_table(seeds=(0,), rule=args.rule)
-    acc.to_csv(out / "accuracy.csv", index=False)
+    guard_frame(acc).to_csv(out / "accuracy.csv", index=False)
     report.append("## Mined vs true global distribution (QI size 5)\n\n" + _markdown(acc))
     rel = anatomy_release(table, merged, 2, seed=0)
     case = case_study(attack(rel, rule=args.rule), rel)
@@ -1097,10 +1098,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         + _markdown(pd.DataFrame([case]).T.reset_index().set_axis(["quantity", "value"], axis=1))
     )
     causes, summaries = recall_causes(seed=0, rule=args.rule, tables=tables)
-    causes.to_csv(out / "recall_causes.csv", index=False)
-    summaries.to_csv(out / "recall_summaries.csv", index=False)
+    guard_frame(causes).to_csv(out / "recall_causes.csv", index=False)
+    guard_frame(summaries).to_csv(out / "recall_summaries.csv", index=False)
     options = recall_options(2, 5, seed=0, tables=tables)
-    options.to_csv(out / "recall_options.csv", index=False)
+    guard_frame(options).to_csv(out / "recall_options.csv", index=False)
     report.append(
         "## Why sensitive records are missed (Anatomy ℓ = r, seed 0)\n\n"
         + _markdown(causes)
@@ -1112,7 +1113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sens = None
     if not args.no_sensitivity:
         sens = sensitivity(tables=tables)
-        sens.to_csv(out / "sensitivity.csv", index=False)
+        guard_frame(sens).to_csv(out / "sensitivity.csv", index=False)
         report.append("## Rules and readings (seed 0)\n\n" + _markdown(sens))
     figs = None
     if args.figures or args.tcloseness:
@@ -1120,7 +1121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         algs += ["t-closeness"] if args.tcloseness else []
         sizes = [int(s) for s in args.sizes.split(",")]
         figs = figures(sizes=sizes, algorithms=algs, rule=args.rule, progress=True)
-        figs.to_csv(out / "figures.csv", index=False)
+        guard_frame(figs).to_csv(out / "figures.csv", index=False)
         plot_figures(figs, out)
         report.append("## Figures 1-3 data\n\n" + _markdown(figs))
     claims = check_claims(head, acc, figs, case, n_sensitive)
