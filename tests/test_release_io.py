@@ -12,11 +12,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from anonlab.anonymize import anatomy, mondrian
+from anonlab.atomic_output import MARKER
 from anonlab.errors import AnonlabError
 from anonlab.hierarchy import Hierarchy
 from anonlab.release import Release
 from anonlab.release_io import (
     PUBLISHED_SENSITIVE,
+    _plan,
     atomic_directory,
     bucketized_frames,
     generalized_frame,
@@ -139,23 +141,23 @@ def test_load_of_a_non_release_raises(tmp_path):
 
 
 # ---------------------------------------------------------------------- export layout
-def test_generalized_export_is_shuffled_with_the_seed(tmp_path, table):
-    n = table.n_rows
+def test_generalized_export_follows_the_export_key(tmp_path, table):
     r = mondrian(table, k=3, seed=5)
     a = save_release(r, tmp_path / "a") / "published" / "generalized.csv"
-    b = save_release(r, tmp_path / "b") / "published" / "generalized.csv"
-    c = save_release(mondrian(table, k=3, seed=6), tmp_path / "c") / "published" / "generalized.csv"
-    assert a.read_bytes() == b.read_bytes()  # same seed, same file
-    assert a.read_bytes() != c.read_bytes()
+    b = save_release(r, tmp_path / "b") / "published" / "generalized.csv"  # r keeps its key
+    c = save_release(mondrian(table, k=3, seed=5), tmp_path / "c") / "published" / "generalized.csv"
+    assert a.read_bytes() == b.read_bytes()  # same release, same key: same file
+    assert a.read_bytes() != c.read_bytes()  # same seed, fresh key: another order
     frame = pd.read_csv(a, keep_default_na=False)
     tags = frame["tag"].tolist()
     assert sorted(tags) == sorted(table.column("tag"))
     assert tags != table.column("tag").tolist()  # not in input order
-    perm = np.random.default_rng(5).permutation(n)
-    assert tags == table.column("tag")[perm].tolist()  # the seeded order
-    # Every row carries its own group's published values.
+    assert tags != table.column("tag")[np.random.default_rng(5).permutation(table.n_rows)].tolist()
+    perm, published_id = _plan(r)
+    assert tags == table.column("tag")[perm].tolist()  # the keyed order
+    # Every row carries its own group's published values; ids are the keyed relabelling.
     gen = r.generalization
-    assert frame["group"].tolist() == r.group[perm].tolist()
+    assert frame["group"].tolist() == published_id[r.group[perm]].tolist()
     assert frame["city"].tolist() == gen["city"].labels[r.group[perm]].tolist()
     assert frame["age"].astype(str).tolist() == gen["age"].labels[r.group[perm]].tolist()
     assert frame["s"].tolist() == table.column("s")[perm].tolist()
@@ -167,18 +169,22 @@ def test_qit_is_shuffled_and_st_has_sorted_counts(tmp_path, table):
     out = save_release(r, tmp_path / "rel")
     qit = pd.read_csv(out / "published" / "qit.csv", keep_default_na=False)
     st_ = pd.read_csv(out / "published" / "st.csv", keep_default_na=False)
-    perm = np.random.default_rng(3).permutation(table.n_rows)
+    perm, published_id = _plan(r)
     ages = table.column("age")
     assert qit["age"].tolist() != ages.tolist()
     assert qit["age"].tolist() == ages[perm].tolist()
-    assert qit["group"].tolist() == r.group[perm].tolist()
+    assert qit["group"].tolist() == published_id[r.group[perm]].tolist()
     assert list(qit.columns) == ["group", "age", "city", "sex", "tag"]
     # ST: one row per (group, value), sorted by group then value; counts only.
     assert list(st_.columns) == ["group", "s", "count"]
     values = table.values["s"].tolist()
     key = list(zip(st_["group"], [values.index(v) for v in st_["s"]], strict=True))
     assert key == sorted(key) and len(set(key)) == len(key)
-    expected = pd.DataFrame({"group": r.group, "s": table.column("s")}).value_counts().sort_index()
+    expected = (
+        pd.DataFrame({"group": published_id[r.group], "s": table.column("s")})
+        .value_counts()
+        .sort_index()
+    )
     got = st_.set_index(["group", "s"])["count"]
     assert got.to_dict() == expected.to_dict()
 
@@ -214,8 +220,9 @@ def test_published_files_hold_no_row_id_and_no_original_sensitive(tmp_path, tabl
     else:
         st_ = pd.read_csv(out / "published" / "st.csv", keep_default_na=False)
         got = st_.set_index(["group", "s"])["count"].to_dict()
-        published = pd.DataFrame({"group": r.group, "s": pub_labels}).value_counts().to_dict()
-        original = pd.DataFrame({"group": r.group, "s": orig_labels}).value_counts().to_dict()
+        group = _plan(r)[1][r.group]
+        published = pd.DataFrame({"group": group, "s": pub_labels}).value_counts().to_dict()
+        original = pd.DataFrame({"group": group, "s": orig_labels}).value_counts().to_dict()
         assert got == published and got != original
     # The publisher's copy keeps the ground truth.
     loaded = load_release(out)
@@ -240,6 +247,7 @@ def test_existing_directory_without_force_is_left_untouched(tmp_path, table):
 def test_force_replaces_existing_directory(tmp_path, table):
     out = tmp_path / "rel"
     out.mkdir()
+    (out / MARKER).write_text("")  # a folder anonlab wrote
     (out / "keep.txt").write_text("old")
     r = Release(table, np.zeros(table.n_rows, int), "generalization")
     save_release(r, out, force=True)
@@ -261,12 +269,13 @@ def test_failure_inside_block_leaves_nothing(tmp_path):
 def test_failure_with_force_keeps_the_old_directory(tmp_path):
     out = tmp_path / "rel"
     out.mkdir()
+    (out / MARKER).write_text("")
     (out / "keep.txt").write_text("old")
     with pytest.raises(KeyError):
         with atomic_directory(out, force=True) as tmp:
             (tmp / "new.txt").write_text("new")
             raise KeyError("x")
-    assert sorted(os.listdir(out)) == ["keep.txt"]
+    assert sorted(os.listdir(out)) == [MARKER, "keep.txt"]
     assert sorted(os.listdir(tmp_path)) == ["rel"]
 
 
@@ -505,9 +514,11 @@ def test_sensitive_named_count_is_exported_intact():
     r = Release(t, np.array([0, 0, 1, 1]), "bucketization")
     _, st_ = bucketized_frames(r)
     assert len(st_.columns) == 3
-    assert st_["count"].tolist() == ["x", "y", "x"]
     other = next(c for c in st_.columns if c not in ("group", "count"))
-    assert st_[other].tolist() == [1, 1, 2]
+    cells = sorted(zip(st_["group"], st_["count"], st_[other], strict=True))
+    # group {0, 1} holds x and y once each, the other group x twice (ids are keyed)
+    by_group = {g: sorted((v, c) for gg, v, c in cells if gg == g) for g in set(st_["group"])}
+    assert sorted(by_group.values()) == [[("x", 1), ("y", 1)], [("x", 2)]]
 
 
 def _repeated_qi_release(seed: int) -> tuple[pd.DataFrame, Table, Release]:

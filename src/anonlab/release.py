@@ -10,8 +10,9 @@ Two publishing schemes (Xiao & Tao, VLDB 2006; Wong et al., "foreground knowledg
 * *generalization*: each record's quasi-identifiers are replaced by its group's generalized
   values — for a numeric attribute the range ``[min-max]`` of the group, for a categorical one the
   lowest common ancestor of the group's values in the attribute's hierarchy, or, without a
-  hierarchy, the set of values that occur in the group (``{a,b}``). Sensitive values are listed per
-  record.
+  hierarchy, the set of values that occur in the group (``{a,b}``; a value with ``,``, ``{``,
+  ``}`` or ``\\`` in it, or the value ``*``, is escaped with a backslash: see
+  :func:`escape_member` for the grammar). Sensitive values are listed per record.
 * *bucketization* (Anatomy): a quasi-identifier table (QIT) with exact values and the group id,
   and a sensitive table (ST) of (group, value, count).
 
@@ -144,6 +145,8 @@ class Release:
                 )
             published_sensitive.flags.writeable = False
         self.published_sensitive = published_sensitive
+        # The secret that orders the export (anonlab.export_order); drawn when first saved.
+        self.export_key: bytes | None = None
         manifest = dict(manifest or {})
         manifest.setdefault("algorithm", "unknown")
         manifest.setdefault("parameters", {})
@@ -194,6 +197,7 @@ class Release:
         self.n_groups = int(n_groups)
         self.scheme = scheme
         self.published_sensitive = None
+        self.export_key = None
         self.levels = None
         self.reference_counts = (
             None
@@ -309,15 +313,8 @@ class Release:
             return GeneralizedAttribute(name, all_labels[offsets[level] + node], mask=mask)
         mask = group_histogram(self.group, codes, self.n_groups, len(values)) > 0
         rows, inverse = np.unique(mask, axis=0, return_inverse=True)
-        texts = np.array(
-            [
-                str(values[row][0])
-                if row.sum() == 1
-                else "{" + ",".join(map(str, values[row])) + "}"
-                for row in rows
-            ],
-            dtype=object,
-        )
+        members = np.array([escape_member(str(v)) for v in values], dtype=object)
+        texts = np.array([set_label(members[row]) for row in rows], dtype=object)
         return GeneralizedAttribute(name, texts[inverse.ravel()], mask=mask)
 
     def _generalize_at_level(self, name: str, some_code: np.ndarray) -> GeneralizedAttribute:
@@ -360,6 +357,80 @@ class Release:
             self.levels,
             self.reference_counts,
         )
+
+
+# ---------------------------------------------------------------------------------------------
+# Set labels of categorical attributes without a hierarchy (grammar: escape_member)
+# ---------------------------------------------------------------------------------------------
+_SPECIAL = ("\\", ",", "{", "}")
+
+
+def escape_member(value: str) -> str:
+    r"""A value as a member of a set label.
+
+    Grammar of a published categorical label (no hierarchy), so every label reads back to exactly
+    the values it covers:
+
+        label   := "*"                          every value of the domain (suppressed)
+                 | "{" member ("," member)* "}"  the set of the members' values
+                 | member                       exactly one value
+        member  := a value, with "\" put before each "\", ",", "{" and "}" in it, and written
+                   "\*" when the value is exactly "*"
+
+    So ``{a\,b,c}`` is the set {"a,b", "c"}, ``\*`` is the real value "*", ``\{x\}`` is the
+    single value "{x}", and values without those characters are written as they are (``{a,b}``,
+    ``a``), as before. Labels of numeric attributes (``[lo-hi]``, a number) and hierarchy nodes are
+    not escaped: they are not sets.
+    """
+    if value == "*":
+        return "\\*"
+    for ch in _SPECIAL:  # backslash first, so added backslashes are not doubled
+        value = value.replace(ch, "\\" + ch)
+    return value
+
+
+def set_label(members: Sequence[str]) -> str:
+    """The label of a group holding the (already escaped) ``members``: the member itself if
+    there is one, else ``{m1,m2,...}``."""
+    if len(members) == 1:
+        return members[0]
+    return "{" + ",".join(members) + "}"
+
+
+def parse_label(label: str) -> list[str] | None:
+    """The values a categorical label names, unescaped; None for ``*`` (every value).
+
+    Inverse of :func:`set_label` over :func:`escape_member`: ``parse_label(set_label([
+    escape_member(v) for v in values])) == values`` for any values (not ``"*"`` alone, which
+    reads as itself only when escaped). A trailing lone backslash reads as a backslash.
+    """
+    if label == "*":
+        return None
+    is_set = len(label) >= 2 and label[0] == "{" and label[-1] == "}" and not _escaped_end(label)
+    body = label[1:-1] if is_set else label
+    out: list[str] = []
+    cur: list[str] = []
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\" and i + 1 < len(body):
+            cur.append(body[i + 1])
+            i += 2
+            continue
+        if ch == "," and is_set:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+        i += 1
+    out.append("".join(cur))
+    return out
+
+
+def _escaped_end(label: str) -> bool:
+    """Whether the last character of ``label`` is escaped (an odd run of backslashes before)."""
+    run = len(label) - 1 - len(label[:-1].rstrip("\\"))
+    return run % 2 == 1
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:

@@ -3,45 +3,73 @@ made elsewhere.
 
 Directory layout written by :func:`save_release`::
 
-    DIR/manifest.json                  how it was made (algorithm, parameters, seed, schema)
+    DIR/manifest.json                  how it was made, checksums of every file, a keyed seal
+    DIR/.anonlab                       marks DIR as anonlab's (so --force may replace it)
     DIR/publisher/records.parquet      ground truth: input row id, group, original values
+    DIR/publisher/export-key           the secret export key (see anonlab.export_order)
     DIR/publisher/hierarchies/*.csv    the hierarchies used (ARX format)
     DIR/published/...                  the export: generalized.csv, or qit.csv + st.csv
 
-Only ``published/`` is meant to leave the publisher. Exported rows are shuffled with the release's
-seed (never in input order), groups' sensitive values are given as counts sorted by value (never
-in member order), and no input row id or original sensitive value is written there.
+Only ``published/`` is meant to leave the publisher. Its row order and group ids come from the
+secret export key (:mod:`anonlab.export_order`), never from the seed or the input order; groups'
+sensitive values are given as counts sorted by value (never in member order); no input row id or
+original sensitive value is written there; text cells a spreadsheet would run as a formula are
+guarded (:mod:`anonlab.formula_guard`). ``publisher/`` is readable by its owner only.
+
+Tamper evidence: the manifest lists the SHA-256 and size of every file under ``publisher/`` and
+``published/`` and is sealed with an HMAC under the export key. :func:`load_release` refuses a
+release whose manifest does not validate (:mod:`anonlab.manifest`), whose seal or any checksum
+does not match, that holds a symbolic link, a file the manifest does not list or a name that
+leaves the folder, or whose records contradict the manifest (row count, group ids 0..G-1 each
+used, unique non-negative row ids). The seal stops edits made without the key; someone who can
+read ``publisher/`` has the key, so it is evidence of tampering, not a signature.
 
 Everything is written to a temporary directory first and renamed into place, so a failure leaves
-no half-written output.
+no half-written output (:mod:`anonlab.atomic_output`).
 """
 
 from __future__ import annotations
 
-import contextlib
+import hashlib
+import hmac
 import json
 import os
 import re
-import shutil
-import tempfile
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from anonlab import export_order
+from anonlab.atomic_output import (  # noqa: F401  (re-exported: the public home of these)
+    atomic_directory,
+    atomic_write_bytes,
+    atomic_write_text,
+    owner_only,
+    require_output_free,
+)
 from anonlab.errors import AnonlabError
 from anonlab.hierarchy import Hierarchy
+from anonlab.manifest import FORMAT, FORMAT_VERSION, RECORDS_FILE
 from anonlab.release import Release
 from anonlab.schema import Kind
-from anonlab.table import Table, read_frame
+from anonlab.table import (
+    GROUP_ID_COLUMN,
+    PUBLISHED_SENSITIVE_COLUMN,
+    ROW_ID_COLUMN,
+    Table,
+    read_frame,
+)
 
-PUBLISHED_SENSITIVE = "__published_sensitive__"
+PUBLISHED_SENSITIVE = PUBLISHED_SENSITIVE_COLUMN
 GROUP_COLUMN = "group"
 COUNT_COLUMN = "count"
-# Column names of the publisher's records file; chosen so no data column can collide.
-_ROW_ID, _GROUP = "__row_id__", "__group__"
+# Column names of the publisher's records file; no data column may have them (table.py).
+_ROW_ID, _GROUP = ROW_ID_COLUMN, GROUP_ID_COLUMN
+# Manifest fields that save_release writes from the files, not from the release.
+_FILE_FIELDS = ("published_files", "files", "format", "format_version", "seal")
 
 
 def free_name(preferred: str, taken: Sequence[str]) -> str:
@@ -52,123 +80,154 @@ def free_name(preferred: str, taken: Sequence[str]) -> str:
     return name
 
 
-# ---------------------------------------------------------------------- atomic output
-def require_output_free(out: str | os.PathLike, force: bool = False) -> Path:
-    """Raise unless ``out`` can be written: absent (or a directory and ``force``), with an
-    existing parent. Callers check this before any work, so bad output fails fast."""
-    out = Path(out)
-    if out.exists() and not force:
-        raise AnonlabError(
-            f"output directory {str(out)!r} already exists; choose another or pass --force"
-        )
-    if out.exists() and not out.is_dir():
-        raise AnonlabError(f"output path {str(out)!r} exists and is not a directory")
-    parent = out.parent if str(out.parent) else Path(".")
-    if not parent.exists():
-        raise AnonlabError(f"the folder {str(parent)!r} for the output does not exist")
-    return out
-
-
-@contextlib.contextmanager
-def atomic_directory(out: str | os.PathLike, force: bool = False) -> Iterator[Path]:
-    """Yield a temporary directory that replaces ``out`` only if the block succeeds."""
-    out = require_output_free(out, force)
-    parent = out.parent if str(out.parent) else Path(".")
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=parent))
-    try:
-        yield tmp
-        if out.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=parent))
-            os.replace(out, old / "x")
-            os.replace(tmp, out)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-
-
-def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
-    """Write a binary file through a temporary name in the same folder."""
-    path = Path(path)
-    if not path.parent.is_dir():
-        raise AnonlabError(f"the folder {str(path.parent)!r} for {path.name!r} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def atomic_write_text(path: str | os.PathLike, text: str) -> None:
-    """Write a text file (UTF-8) through a temporary name in the same folder."""
-    atomic_write_bytes(path, text.encode("utf-8"))
-
-
 # ---------------------------------------------------------------------- export
-def _export_rng(release: Release) -> np.random.Generator:
-    seed = release.manifest.get("seed")
-    return np.random.default_rng(0 if seed is None else int(seed))
+def export_key_of(release: Release) -> bytes:
+    """The release's export key, drawn fresh (and kept on the release) if it has none."""
+    key = getattr(release, "export_key", None)
+    if key is None:
+        key = export_order.new_export_key()
+        release.export_key = key
+    return key
+
+
+def _plan(release: Release) -> tuple[np.ndarray, np.ndarray]:
+    """(row order, published group id per internal group) from the release's export key."""
+    fingerprint = export_order.release_fingerprint(
+        release.group, release.published_sensitive, release.manifest
+    )
+    return export_order.export_plan(
+        export_key_of(release), release.group, release.n_groups, fingerprint
+    )
 
 
 def generalized_frame(release: Release) -> pd.DataFrame:
-    """The release as one generalized table (like ARX's output), rows shuffled, with GID."""
+    """The release as one generalized table (like ARX's output) with a group id column, rows
+    and group ids in the order of the release's export key (:mod:`anonlab.export_order`)."""
     table = release.table
     gen = release.generalization
-    cols: dict[str, np.ndarray] = {free_name(GROUP_COLUMN, table.schema.names): release.group}
+    order, published_id = _plan(release)
+    cols: dict[str, np.ndarray] = {
+        free_name(GROUP_COLUMN, table.schema.names): published_id[release.group]
+    }
     for q in release.quasi_identifiers:
         cols[q] = gen[q].labels[release.group]
     for a in table.schema.insensitive:
         cols[a] = table.column(a)
     cols[release.sensitive] = table.values[release.sensitive][release.sensitive_codes]
-    order = _export_rng(release).permutation(table.n_rows)
     return pd.DataFrame({k: v[order] for k, v in cols.items()})
 
 
 def bucketized_frames(release: Release) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The QIT (exact QI + group, rows shuffled) and ST (group, value, count; sorted)."""
+    """The QIT (exact QI + group, rows in key order) and ST (group, value, count; sorted by
+    published group id and value)."""
     table = release.table
     group_name = free_name(GROUP_COLUMN, table.schema.names)
-    cols: dict[str, np.ndarray] = {group_name: release.group}
+    order, published_id = _plan(release)
+    cols: dict[str, np.ndarray] = {group_name: published_id[release.group]}
     for q in release.quasi_identifiers:
         cols[q] = table.column(q)
     for a in table.schema.insensitive:
         cols[a] = table.column(a)
-    order = _export_rng(release).permutation(table.n_rows)
     qit = pd.DataFrame({k: v[order] for k, v in cols.items()})
     hist = release.sensitive_histogram
     g, v = np.nonzero(hist)
+    pub_g = published_id[g]
+    by = np.lexsort((v, pub_g))
     st = pd.DataFrame(
         {
-            group_name: g,
-            release.sensitive: table.values[release.sensitive][v],
-            free_name(COUNT_COLUMN, [release.sensitive, group_name]): hist[g, v],
+            group_name: pub_g[by],
+            release.sensitive: table.values[release.sensitive][v[by]],
+            free_name(COUNT_COLUMN, [release.sensitive, group_name]): hist[g[by], v[by]],
         }
     )
     return qit, st
 
 
 def write_published(release: Release, folder: Path) -> list[str]:
-    """Write the export for the release's scheme into ``folder``; returns the file names."""
+    """Write the export for the release's scheme into ``folder`` (text cells guarded against
+    spreadsheet formulas); returns the file names."""
+    from anonlab.formula_guard import guard_frame
+
     folder.mkdir(parents=True, exist_ok=True)
     if release.scheme == "generalization":
-        generalized_frame(release).to_csv(folder / "generalized.csv", index=False)
-        return ["generalized.csv"]
-    qit, st = bucketized_frames(release)
-    qit.to_csv(folder / "qit.csv", index=False)
-    st.to_csv(folder / "st.csv", index=False)
-    return ["qit.csv", "st.csv"]
+        frames = {"generalized.csv": generalized_frame(release)}
+    else:
+        qit, st = bucketized_frames(release)
+        frames = {"qit.csv": qit, "st.csv": st}
+    for name, frame in frames.items():
+        guard_frame(frame).to_csv(folder / name, index=False)
+    return list(frames)
 
 
 # ---------------------------------------------------------------------- save / load
-def save_release(release: Release, out: str | os.PathLike, force: bool = False) -> Path:
-    """Save the publisher's copy and the export to directory ``out`` (atomically)."""
+_SAFE_FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+
+
+def _hierarchy_files(table: Table) -> dict[str, str]:
+    """Relative path of each attribute's hierarchy file: ``<name>.csv`` where the name is a
+    plain file name, else ``attribute-<i>.csv`` (a name such as ``../../x`` or ``a/b`` never
+    becomes a path; names equal up to case get distinct files)."""
+    out: dict[str, str] = {}
+    used: set[str] = set()
+    for i, a in enumerate(table.schema.attributes):
+        if a.hierarchy is None:
+            continue
+        base = a.name
+        if not _SAFE_FILE_NAME.fullmatch(base) or base.endswith(".") or base.lower() in used:
+            base = f"attribute-{i}"
+        used.add(base.lower())
+        out[a.name] = f"publisher/hierarchies/{base}.csv"
+    return out
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _file_table(root: Path) -> dict[str, dict]:
+    """SHA-256 and size of every file under ``publisher/`` and ``published/``."""
+    files = {}
+    for top in ("publisher", "published"):
+        for p in sorted((root / top).rglob("*")):
+            if p.is_file():
+                rel = p.relative_to(root).as_posix()
+                files[rel] = {"sha256": _sha256(p), "bytes": p.stat().st_size}
+    return files
+
+
+def _canonical(manifest: dict) -> bytes:
+    """The manifest as the seal covers it: every field but the seal, keys sorted."""
+    body = {k: v for k, v in manifest.items() if k != "seal"}
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), default=_json_default).encode()
+
+
+def save_release(
+    release: Release,
+    out: str | os.PathLike,
+    force: bool = False,
+    export_key: bytes | None = None,
+) -> Path:
+    """Save the publisher's copy and the export to directory ``out`` (atomically).
+
+    ``export_key`` (32 bytes) fixes the published row order and group ids; without it the
+    release's own key is used (one loaded from a release directory has its saved key), else a
+    fresh one is drawn. The key is written to ``publisher/export-key``; the same release and the
+    same key give byte-identical files.
+    """
     table = release.table
+    if export_key is not None:
+        if not isinstance(export_key, bytes) or len(export_key) != export_order.KEY_BYTES:
+            raise AnonlabError(
+                f"export_key must be {export_order.KEY_BYTES} bytes (e.g. "
+                "anonlab.export_order.new_export_key())"
+            )
+        release.export_key = export_key
+    key = export_key_of(release)
+    hierarchy_files = _hierarchy_files(table)
     with atomic_directory(out, force) as tmp:
         pub = tmp / "publisher"
         (pub / "hierarchies").mkdir(parents=True)
@@ -179,36 +238,168 @@ def save_release(release: Release, out: str | os.PathLike, force: bool = False) 
             frame[PUBLISHED_SENSITIVE] = table.values[release.sensitive][
                 release.published_sensitive
             ]
-        _to_parquet(frame, pub / "records.parquet")
-        for a in table.schema.attributes:
-            if a.hierarchy is not None:
-                a.hierarchy.to_csv(pub / "hierarchies" / f"{a.name}.csv")
-        files = write_published(release, tmp / "published")
-        manifest = dict(release.manifest, published_files=files)
-        (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, default=_json_default))
+        _to_parquet(frame, tmp / RECORDS_FILE)
+        schema = table.schema.to_json()
+        for entry in schema:
+            entry["hierarchy_file"] = hierarchy_files.get(entry["name"])
+            if entry["hierarchy_file"] is not None:
+                table.schema[entry["name"]].hierarchy.to_csv(tmp / entry["hierarchy_file"])
+        (tmp / export_order.KEY_FILE).write_text(export_order.key_to_text(key))
+        published = write_published(release, tmp / "published")
+        owner_only(pub)
+        manifest = {k: v for k, v in release.manifest.items() if k not in _FILE_FIELDS}
+        manifest.update(
+            format=FORMAT,
+            format_version=FORMAT_VERSION,
+            schema=schema,
+            published_files=published,
+            files=_file_table(tmp),
+        )
+        manifest["seal"] = export_order.mac(key, _canonical(manifest))
+        text = json.dumps(manifest, indent=2, default=_json_default)
+        (tmp / "manifest.json").write_text(text, encoding="utf-8")
+        os.chmod(tmp / "manifest.json", 0o600)
     return Path(out)
 
 
-def load_release(path: str | os.PathLike) -> Release:
-    """Load a release directory written by :func:`save_release`."""
-    path = Path(path)
+def _release_file(root: Path, rel: str, what: str) -> Path:
+    """``root/rel`` after checking that ``rel`` stays inside ``root`` and that no part of the
+    way is a symbolic link and the end is a regular file."""
+    parts = rel.split("/")
+    if (
+        not rel
+        or "\\" in rel
+        or rel.startswith("/")
+        or any(p in ("", ".", "..") for p in parts)
+        or ":" in parts[0]
+    ):
+        raise AnonlabError(
+            f"{what} {rel[:200]!r} in {str(root / 'manifest.json')!r} is not a path inside the "
+            "release folder (no '..', no absolute path); the release was edited by hand"
+        )
+    p = root
+    for part in parts:
+        p = p / part
+        if p.is_symlink():
+            raise AnonlabError(
+                f"{str(p)!r} is a symbolic link; a release holds only its own files (copy the "
+                "release folder with its files, not links)"
+            )
+    if not p.is_file():
+        raise AnonlabError(
+            f"release file {str(p)!r} is missing (the manifest lists it); the release folder "
+            "is incomplete"
+        )
+    return p
+
+
+def _read_manifest(path: Path) -> dict:
+    from anonlab.manifest import read_manifest
+
     mpath = path / "manifest.json"
-    if not mpath.is_file():
+    if not mpath.exists() and not mpath.is_symlink():
         raise AnonlabError(
             f"{str(path)!r} is not a release directory (no manifest.json); make one with "
             "`anonlab anonymize ... --out DIR` or import one with `anonlab import`"
         )
+    return read_manifest(mpath)
+
+
+def _check_files(path: Path, manifest: dict) -> bytes:
+    """Check every listed file (inside, no link, size, SHA-256), that every file under
+    ``publisher/`` and ``published/`` is listed, and the seal; return the export key."""
+    files = manifest["files"]  # lists the records, published and hierarchy files (validated)
+    if export_order.KEY_FILE not in files:
+        raise AnonlabError(
+            f"{str(path / 'manifest.json')!r}: files has no entry for "
+            f"{export_order.KEY_FILE!r}; the manifest was edited by hand"
+        )
+    for rel, info in files.items():
+        p = _release_file(path, rel, "file")
+        size = p.stat().st_size
+        if size != info["bytes"] or _sha256(p) != info["sha256"]:
+            raise AnonlabError(
+                f"release file {str(p)!r} was changed after the release was written: it does "
+                f"not match its {'size' if size != info['bytes'] else 'SHA-256'} in "
+                "manifest.json; restore it or make the release again"
+            )
+    for top in ("publisher", "published"):
+        for p in (path / top).rglob("*"):
+            rel = p.relative_to(path).as_posix()
+            if p.is_symlink():
+                raise AnonlabError(f"{str(p)!r} is a symbolic link; a release holds its own files")
+            if p.is_file() and rel not in files:
+                raise AnonlabError(
+                    f"{str(p)!r} is not a file of this release (the manifest does not list it); "
+                    "remove it"
+                )
+    key_path = path / export_order.KEY_FILE
+    key = export_order.parse_export_key(
+        key_path.read_bytes()[:1024].decode("ascii", errors="replace"), repr(str(key_path))
+    )
+    if not hmac.compare_digest(manifest["seal"], export_order.mac(key, _canonical(manifest))):
+        raise AnonlabError(
+            f"{str(path / 'manifest.json')!r} was changed after the release was written (its "
+            "seal does not match); restore it or make the release again"
+        )
+    return key
+
+
+def _check_records(frame: pd.DataFrame, manifest: dict, source: str) -> None:
+    """The records file agrees with the manifest: columns, row count, ids and groups."""
+    names = [a["name"] for a in manifest["schema"]]
+    missing = [c for c in [_ROW_ID, _GROUP, *names] if c not in frame.columns]
+    if missing:
+        raise AnonlabError(f"{source} lacks column(s) {missing[:10]}; the release is damaged")
+    if len(frame) != manifest["rows"]:
+        raise AnonlabError(
+            f"{source} has {len(frame):,} records but manifest.json says rows = "
+            f"{manifest['rows']:,}; the release is damaged"
+        )
+    for col in (_ROW_ID, _GROUP):
+        if not pd.api.types.is_integer_dtype(frame[col].dtype):
+            raise AnonlabError(
+                f"{source} column {col!r} holds {frame[col].dtype} values, not integers; the "
+                "release is damaged"
+            )
+    row_id = frame[_ROW_ID].to_numpy()
+    group = frame[_GROUP].to_numpy()
+    n_groups = manifest["groups"]
+    if len(row_id) and (row_id.min() < 0 or len(np.unique(row_id)) != len(row_id)):
+        raise AnonlabError(
+            f"{source}: input row ids must be distinct non-negative integers; the release is "
+            "damaged"
+        )
+    if len(group) and (group.min() < 0 or group.max() >= n_groups):
+        raise AnonlabError(
+            f"{source}: group ids must lie in 0..{n_groups - 1} (manifest groups = {n_groups}), "
+            f"found {int(group.min())}..{int(group.max())}; the release is damaged"
+        )
+    if len(np.unique(group)) != n_groups:
+        raise AnonlabError(
+            f"{source}: {len(np.unique(group)):,} groups are used but manifest.json says "
+            f"groups = {n_groups:,}; the release is damaged"
+        )
+
+
+def load_release(path: str | os.PathLike) -> Release:
+    """Load a release directory written by :func:`save_release`, after the checks listed in
+    the module docstring (any failure is an :class:`AnonlabError` naming the file or field)."""
+    path = Path(path)
+    manifest = _read_manifest(path)
+    key = _check_files(path, manifest)
+    records = path / RECORDS_FILE
     try:
-        manifest = json.loads(mpath.read_text())
-        frame = pd.read_parquet(path / "publisher" / "records.parquet")
-    except (OSError, ValueError) as exc:
-        raise AnonlabError(f"cannot read release {str(path)!r}: {exc}") from None
+        frame = pd.read_parquet(records)
+    except Exception as exc:  # pyarrow raises its own error types for damaged files
+        raise AnonlabError(f"cannot read {str(records)!r}: {exc}") from None
+    _check_records(frame, manifest, repr(str(records)))
     schema = manifest["schema"]
-    hierarchies = {}
-    for a in schema:
-        hp = path / "publisher" / "hierarchies" / f"{a['name']}.csv"
-        if hp.is_file():
-            hierarchies[a["name"]] = Hierarchy.read_csv(hp, name=a["name"])
+    hierarchies = {
+        a["name"]: Hierarchy.read_csv(path / a["hierarchy_file"], name=a["name"])
+        for a in schema
+        if a.get("hierarchy_file")
+    }
     table = Table.from_frame(
         frame,
         quasi_identifiers=[a["name"] for a in schema if a["role"] == "quasi-identifier"],
@@ -224,16 +415,17 @@ def load_release(path: str | os.PathLike) -> Release:
     published = None
     if PUBLISHED_SENSITIVE in frame.columns:
         published = _codes_of(table, table.sensitive, frame[PUBLISHED_SENSITIVE].to_numpy())
-    manifest.pop("published_files", None)
-    return Release(
+    release = Release(
         table,
         frame[_GROUP].to_numpy(),
         manifest["scheme"],
-        manifest,
+        {k: v for k, v in manifest.items() if k not in _FILE_FIELDS},
         published,
         manifest.get("levels"),
         manifest.get("reference_counts"),
     )
+    release.export_key = key
+    return release
 
 
 def _to_parquet(frame: pd.DataFrame, path: Path) -> None:
@@ -275,7 +467,13 @@ _RANGE = re.compile(r"^\s*([\[\(]?)\s*(-?[\d.]+)\s*(?:-|,|\.\.)\s*(-?[\d.]+)\s*(
 
 
 def _cover_mask(table: Table, name: str, label: str) -> np.ndarray:
-    """Which domain values of attribute ``name`` a published label covers."""
+    """Which domain values of attribute ``name`` a published label covers: ``*`` every value;
+    a numeric range or number; a value or a set ``{a,b}`` in the escaped form of
+    :func:`anonlab.release.escape_member` (an unescaped value of another tool's file is
+    accepted when it matches a value exactly); a node of the attribute's hierarchy. A set
+    member that is not a value of the original is an error naming it."""
+    from anonlab.release import parse_label  # here: the module's imports are the export's
+
     att = table.schema[name]
     values = table.values[name]
     label = str(label).strip()
@@ -296,16 +494,25 @@ def _cover_mask(table: Table, name: str, label: str) -> np.ndarray:
         except ValueError:
             pass
     labels = np.array([str(v) for v in values], dtype=object)
-    if label.startswith("{") and label.endswith("}"):
-        members = {s.strip() for s in label[1:-1].split(",")}
-        return np.isin(labels, list(members))
     exact = labels == label
-    if exact.any() or att.hierarchy is None:
-        if not exact.any():
+    if att.hierarchy is None or (label.startswith("{") and label.endswith("}")):
+        # A value or a set of values, escaped as release.escape_member writes them.
+        members = [m.strip() for m in parse_label(label) or []]
+        known = set(labels.tolist())
+        unknown = [m for m in members if m not in known]
+        if not unknown:
+            return np.isin(labels, members)
+        if exact.any():  # a value written without escapes by another tool
+            return exact
+        if att.hierarchy is None:
+            what = "lists" if len(members) > 1 else "is"
             raise AnonlabError(
-                f"published value {label!r} of column {name!r} is neither a value of the "
-                "original data nor a range; give the hierarchy that defines it"
+                f"published value {label!r} of column {name!r} {what} {unknown[0]!r}, which is "
+                "neither a value of the original data nor a range; give the hierarchy that "
+                "defines it, or write a set as {a,b} with a backslash before each ',', '{', "
+                "'}' or '\\' inside a value (and \\* for the value *)"
             )
+    if exact.any():
         return exact
     h = att.hierarchy
     rows = h.matrix[table.leaf_codes(name)]
@@ -509,6 +716,17 @@ def import_bucketized(
     st = read_frame(st_path, sep=sep)
     sens = original.require_sensitive()
     qi = list(original.quasi_identifiers)
+    if group_column in qi:
+        raise AnonlabError(
+            f"the group column {group_column!r} is also a quasi-identifier of the original; "
+            "give the QIT/ST group column another name (group_column=...)"
+        )
+    if count_column in (group_column, sens):
+        raise AnonlabError(
+            f"the count column {count_column!r} is also the "
+            f"{'group' if count_column == group_column else 'sensitive'} column; give the ST "
+            "count column another name (count_column=...)"
+        )
     for c in qi + [group_column]:
         if c not in qit.columns:
             raise AnonlabError(f"column {c!r} is missing from QIT {str(qit_path)!r}")
@@ -520,11 +738,12 @@ def import_bucketized(
             f"QIT {str(qit_path)!r} has {len(qit)} rows, the original table {original.n_rows}"
         )
     need: dict[tuple[str, int], int] = defaultdict(int)
+    counts = _st_counts(st[count_column], st_path, count_column)
     st_codes = _codes_of(original, sens, st[sens].to_numpy())
     for g, s, c in zip(
-        st[group_column].astype(str), st_codes.tolist(), st[count_column], strict=True
+        st[group_column].astype(str), st_codes.tolist(), counts.tolist(), strict=True
     ):
-        need[(g, s)] += int(c)
+        need[(g, s)] += c
     slots: dict[tuple, list[str]] = defaultdict(list)
     numeric = [original.schema[q].kind is Kind.NUMERIC for q in qi]
     try:
@@ -568,6 +787,29 @@ def import_bucketized(
         "seed": None,
     }
     return Release(original, group, "bucketization", manifest)
+
+
+def _st_counts(column: pd.Series, path: str | os.PathLike, name: str) -> np.ndarray:
+    """The ST's counts as int64, or an error naming the first row whose count is not a whole
+    number >= 0 (text, empty, negative, fractional, infinite or true/false)."""
+    if pd.api.types.is_bool_dtype(column.dtype):
+        bad = np.ones(len(column), dtype=bool)
+        number = pd.Series(np.nan, index=column.index)
+    else:
+        number = pd.to_numeric(column, errors="coerce").astype(float)
+        arr = number.to_numpy()
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(arr) | (arr < 0) | (np.mod(arr, 1) != 0) | (arr > 2**53)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise AnonlabError(
+            f"ST {str(path)!r}, row {i + 1} (counting from 1 after the header): the count "
+            f"{column.iloc[i]!r} in column {name!r} is not a whole number >= 0 (and at most "
+            f"2**53); each ST row "
+            f"gives how many records of its group hold its value ({int(bad.sum())} row(s) "
+            "with a bad count)"
+        )
+    return number.to_numpy().astype(np.int64)
 
 
 def _assign_to_buckets(
