@@ -75,7 +75,12 @@ def test_compare_json_files_and_progress(csv, tmp_path, cli):
     code, stdout, stderr = cli(args(csv, out, "anatomy", "2", "--force"))
     assert code == 0, stderr
     assert "frontier: anatomy-l2" in stdout and "compare.html" in stdout
-    assert sorted(p.name for p in out.iterdir()) == ["anatomy-l2", "compare.html", "compare.json"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        ".anonlab",
+        "anatomy-l2",
+        "compare.html",
+        "compare.json",
+    ]
 
 
 @pytest.mark.parametrize(

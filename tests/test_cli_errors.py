@@ -165,10 +165,19 @@ def test_existing_output_directory(csv, tmp_path, cli):
     assert code == 2
     assert "--force" in err and "Traceback" not in err
     assert (out / "keep.txt").read_text() == "mine"
+    # --force replaces only a folder anonlab wrote: not this one, however asked
+    code, _, err = cli(anonymize_args(csv, out, "--force"))
+    assert code == 2 and "only a folder that anonlab wrote" in err
+    assert (out / "keep.txt").read_text() == "mine"
+    # a release is replaced
+    (out / "keep.txt").unlink()
+    out.rmdir()
+    assert cli(anonymize_args(csv, out))[0] == 0
+    first = (out / "published" / "generalized.csv").read_bytes()
     code, _, err = cli(anonymize_args(csv, out, "--force"))
     assert code == 0, err
-    assert not (out / "keep.txt").exists()
     assert (out / "manifest.json").is_file()
+    assert (out / "published" / "generalized.csv").read_bytes() != first  # a fresh export key
 
 
 def test_check_on_a_folder_that_is_not_a_release(tmp_path, cli):

@@ -54,3 +54,19 @@ def check_seed(seed: object) -> int:
 def rng_from_seed(seed: int) -> np.random.Generator:
     """The one way anonlab turns a seed into randomness."""
     return np.random.default_rng(check_seed(seed))
+
+
+def check_at_most_records(name: str, value: object, n_records: int, symbol: str = "") -> int | None:
+    """``value`` (a group-size parameter such as k, ℓ or m; None passes) checked to be at most
+    the number of records: a group cannot be larger than the table. Raises naming ``name``
+    (e.g. ``"--l"``) and the record count; checked before any array is sized from it."""
+    if value is None:
+        return None
+    value = check_int(name, value)
+    if value > n_records:
+        what = symbol or name.lstrip("-")
+        raise AnonlabError(
+            f"{name}: {what} = {value} is larger than the number of records ({n_records:,}); "
+            f"the largest {what} is {n_records:,}"
+        )
+    return value

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 import typer
 from rich.table import Table as RichTable
+from rich.text import Text
 
 from anonlab import __version__
 from anonlab.cli.common import (
@@ -25,6 +26,7 @@ from anonlab.cli.common import (
     DATA,
     DATASET,
     DROP_MISSING,
+    EXPORT_KEY_FILE,
     HIERARCHIES,
     HIERARCHY_SET,
     JSON,
@@ -34,26 +36,42 @@ from anonlab.cli.common import (
     SENSITIVE,
     SENSITIVE_VALUES,
     WORKERS,
+    add_column,
+    add_row,
     app,
     attack_app,
+    check_group_sizes,
+    check_workers_option,
     emit_json,
     load_table,
+    new_table,
     open_release,
     out,
     parse_levels,
     resample_manifest,
+    say,
     split_list,
     stage,
+    styled,
 )
 from anonlab.errors import AnonlabError
+from anonlab.export_order import read_export_key
 
 
 def main() -> None:
     """Entry point: run the app, turning anonlab's input errors into exit code 2."""
     try:
         app(standalone_mode=False)
-    except AnonlabError as exc:
+    except AnonlabError as exc:  # plain text: never read as console markup
         sys.stderr.write(f"error: {exc}\n")
+        sys.exit(2)
+    except MemoryError as exc:  # a size no up-front check foresaw: still no traceback
+        sys.stderr.write(
+            f"error: out of memory ({exc or 'MemoryError'}); the command stopped (outputs are "
+            "written atomically, so none is half-written). Use smaller sizes (--resample, "
+            "--queries, --targets, --chains, --k...), or run on Dask (--workers N or --cluster "
+            "ADDRESS)\n"
+        )
         sys.exit(2)
     except (typer.Exit, SystemExit) as exc:
         code = getattr(exc, "exit_code", getattr(exc, "code", 0))
@@ -122,11 +140,12 @@ def datasets(as_json: bool = JSON) -> None:
             ]
         )
         return
-    t = RichTable(title="Bundled datasets (shipped in the package; nothing is downloaded)")
+    t = new_table("Bundled datasets (shipped in the package; nothing is downloaded)")
     for col in ("name", "rows", "default QI / sensitive", "hierarchy sets", "license"):
         t.add_column(col)
     for i in infos:
-        t.add_row(
+        add_row(
+            t,
             i.name,
             f"{i.rows:,}",
             f"{', '.join(i.default_qi)} / {i.default_sensitive}",
@@ -135,7 +154,7 @@ def datasets(as_json: bool = JSON) -> None:
         )
     out.print(t)
     for i in infos:
-        out.print(f"[bold]{i.name}[/]: {i.citation}", highlight=False)
+        say(styled(i.name, "bold"), f": {i.citation}")
 
 
 @app.command()
@@ -218,6 +237,7 @@ def anonymize(
         help="Refuse up front a job whose estimated memory exceeds what is available "
         "(anonlab.resources; skipped with --cluster/--workers).",
     ),
+    export_key_file: Path | None = EXPORT_KEY_FILE,
     force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
     as_json: bool = JSON,
 ) -> None:
@@ -227,6 +247,8 @@ def anonymize(
     from anonlab.release_io import require_output_free, save_release
 
     require_output_free(out_dir, force)  # fail before any work
+    key = None if export_key_file is None else read_export_key(export_key_file)
+    check_workers_option(workers)
     if cluster is not None or workers is not None:
         from anonlab.distributed.anonymize import available as distributed_algorithms
 
@@ -235,10 +257,22 @@ def anonymize(
                 f"--algorithm {algorithm!r} has no Dask backend; with --cluster/--workers use "
                 f"one of {distributed_algorithms()}"
             )
+    local = cluster is None and workers is None
     table = load_table(
-        dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_missing, resample, seed
+        dataset,
+        data,
+        qi,
+        sensitive,
+        hierarchies,
+        hierarchy_set,
+        drop_missing,
+        resample,
+        seed,
+        algorithm=algorithm,
+        memory_check=memory_check and local,
     )
-    if cluster is None and workers is None:  # out-of-memory risk checked before the work
+    check_group_sizes(table.n_rows, k=k, l=l, m=m)  # before any array is sized from them
+    if local:  # out-of-memory risk checked before the work
         from anonlab.resources import check_memory
 
         check_memory(
@@ -278,7 +312,7 @@ def anonymize(
         elapsed = time.perf_counter() - t0
     if resample is not None:
         release.manifest["resample"] = resample_manifest(resample, seed, dataset, data)
-    save_release(release, out_dir, force=force)
+    save_release(release, out_dir, force=force, export_key=key)
     summary = {
         "out": str(out_dir),
         "algorithm": algorithm,
@@ -298,18 +332,17 @@ def anonymize(
     if as_json:
         emit_json(summary)
         return
-    out.print(
+    say(
         f"{algorithm}: {release.table.n_rows:,} records in {release.n_groups:,} groups "
-        f"({release.scheme}) in {elapsed:.3f} s -> {out_dir}",
-        highlight=False,
+        f"({release.scheme}) in {elapsed:.3f} s -> {out_dir}"
     )
     dropped_rows = release.table.dropped.get("rows_with_missing")
     if dropped_rows:
-        out.print(f"dropped {dropped_rows:,} rows with missing values (recorded in the manifest)")
+        say(f"dropped {dropped_rows:,} rows with missing values (recorded in the manifest)")
     suppressed = release.manifest.get("suppressed_records")
     if suppressed:
-        out.print(f"suppressed {suppressed:,} records (withheld; recorded in the manifest)")
-    out.print(f"publish: {', '.join(summary['published_files'])}", highlight=False)
+        say(f"suppressed {suppressed:,} records (withheld; recorded in the manifest)")
+    say(f"publish: {', '.join(summary['published_files'])}")
 
 
 def run_checks(release, k=None, l=None, c=None, t=None, m=None, sensitive_values=None, only=None):
@@ -319,15 +352,16 @@ def run_checks(release, k=None, l=None, c=None, t=None, m=None, sensitive_values
 
 
 def _checks_table(results, title: str) -> RichTable:
-    tab = RichTable(title=title)
+    tab = new_table(title)
     for col in ("model", "parameters", "holds", "achieved", "violating groups", "records"):
         tab.add_column(col)
     for r in results:
         params = ", ".join(f"{k}={v}" for k, v in r.parameters.items() if v is not None)
-        tab.add_row(
+        add_row(
+            tab,
             r.model,
             params,
-            "[green]yes[/]" if r.holds else "[red]no[/]",
+            styled("yes", "green") if r.holds else styled("no", "red"),
             _fmt(r.value),
             f"{len(r.violating_groups):,}",
             f"{r.violating_records:,}",
@@ -365,7 +399,9 @@ def check(
     results)."""
     from anonlab.cli.common import client_from_options
 
+    check_workers_option(workers)
     release = open_release(release_dir)
+    check_group_sizes(release.table.n_rows, k=k, l=l, m=m)
     only = split_list(model)
     if only:
         from anonlab import models
@@ -432,14 +468,14 @@ def _headlines(res: dict) -> list[tuple[str, object]]:
 
 def _utility_table(results: dict[str, dict], title: str) -> RichTable:
     """Measures as rows, one column per release."""
-    tab = RichTable(title=title)
+    tab = new_table(title)
     tab.add_column("measure")
     columns = {name: dict(_headlines(res)) for name, res in results.items()}
     for name in columns:
-        tab.add_column(name, justify="right")
+        add_column(tab, name, justify="right")  # release paths
     labels = list(next(iter(columns.values())))
     for label in labels:
-        tab.add_row(label, *(_fmt(col.get(label)) for col in columns.values()))
+        add_row(tab, label, *(_fmt(col.get(label)) for col in columns.values()))
     return tab
 
 
@@ -459,8 +495,11 @@ def utility(
     With --cluster/--workers the workload's answers and the group statistics are computed by
     map-reduce on Dask (same results; bucketization estimates to ~1e-15 relative)."""
     from anonlab.cli.common import client_from_options
+    from anonlab.resources import check_queries
 
+    check_workers_option(workers)
     release = open_release(release_dir)
+    check_queries(release, queries)  # the workload's memory, before it is drawn
     with client_from_options(cluster, workers) as client, stage(f"{queries:,} queries", as_json):
         if client is None:
             res = run_utility(release, queries, qd, selectivity, seed)
@@ -475,10 +514,9 @@ def utility(
         return
     out.print(_utility_table({str(release_dir): res}, "Utility and risk"))
     w = res["workload-error"].to_json()
-    out.print(
+    say(
         f"workload: {w['n_queries']:,} COUNT queries, qd = {qd}, selectivity = {selectivity}, "
-        f"seed = {seed} ({w['n_redrawn']:,} redrawn with an empty answer)",
-        highlight=False,
+        f"seed = {seed} ({w['n_redrawn']:,} redrawn with an empty answer)"
     )
 
 
@@ -503,7 +541,8 @@ def import_release(
     sensitive: str | None = SENSITIVE,
     hierarchies: Path | None = HIERARCHIES,
     hierarchy_set: str | None = HIERARCHY_SET,
-    force: bool = typer.Option(False, "--force"),
+    export_key_file: Path | None = EXPORT_KEY_FILE,
+    force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
     as_json: bool = JSON,
 ) -> None:
     """Import a release made elsewhere (generalized CSV or QIT/ST pair) against its original."""
@@ -515,6 +554,7 @@ def import_release(
     )
 
     require_output_free(out_dir, force)  # fail before any work
+    key = None if export_key_file is None else read_export_key(export_key_file)
     table = load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set)
     if generalized is not None and qit is None and st is None:
         release = import_generalized(generalized, table, group_column=group_column)
@@ -522,7 +562,7 @@ def import_release(
         release = import_bucketized(qit, st, table, group_column=group_column or "group")
     else:
         raise AnonlabError("give either --generalized FILE or both --qit FILE and --st FILE")
-    save_release(release, out_dir, force=force)
+    save_release(release, out_dir, force=force, export_key=key)
     summary = {
         "out": str(out_dir),
         "scheme": release.scheme,
@@ -532,10 +572,9 @@ def import_release(
     if as_json:
         emit_json(summary)
     else:
-        out.print(
+        say(
             f"imported {release.table.n_rows:,} records in {release.n_groups:,} groups "
-            f"({release.scheme}) -> {out_dir}",
-            highlight=False,
+            f"({release.scheme}) -> {out_dir}"
         )
 
 
@@ -562,13 +601,18 @@ def attack_worst_case(
     plot: Path | None = typer.Option(
         None, "--plot", help="Also draw both languages' curves to this PNG file."
     ),
+    force: bool = typer.Option(False, "--force", help="Replace the --plot file if it exists."),
     as_json: bool = JSON,
 ) -> None:
     """Worst-case background knowledge (Martin et al., ICDE 2007): maximum disclosure against k."""
+    from anonlab.atomic_output import require_file_free
     from anonlab.attacks import disclosure_curve, maximum_disclosure
+    from anonlab.resources import check_fits, k_range_bytes
 
-    release = open_release(release_dir)
     lo, hi = _parse_k_range(k)
+    check_fits("--k", hi, lambda h: k_range_bytes(lo, h), minimum=lo, what=" (largest k)")
+    require_file_free(plot, "--plot", force)  # before any work
+    release = open_release(release_dir)
     curve = disclosure_curve(release, hi, language=language, exact=exact)
     worst = maximum_disclosure(release, hi, language=language, exact=exact)
     points = [{"k": i, "max_disclosure": float(curve[i])} for i in range(lo, hi + 1)]
@@ -585,13 +629,17 @@ def attack_worst_case(
             }
         )
         return
-    tab = RichTable(title=f"Maximum disclosure under k {language} ({release_dir})")
+    tab = new_table(f"Maximum disclosure under k {language} ({release_dir})")
     tab.add_column("k", justify="right")
     tab.add_column("max disclosure", justify="right")
-    for p in points:
-        tab.add_row(str(p["k"]), f"{p['max_disclosure']:.4f}")
+    # Past the k where the curve reaches 1 it stays there: one row for the rest of the range.
+    last = next((i for i, p in enumerate(points) if p["max_disclosure"] >= 1.0), len(points))
+    for p in points[: last + 1]:
+        add_row(tab, str(p["k"]), f"{p['max_disclosure']:.4f}")
+    if last + 1 < len(points):
+        add_row(tab, f"{points[last + 1]['k']}..{hi}", "1.0000")
     out.print(tab)
-    out.print(f"Witness at k = {hi}: {worst.explain()}", highlight=False)
+    say(f"Witness at k = {hi}: {worst.explain()}")
 
 
 @attack_app.command("foreground")
@@ -611,6 +659,7 @@ def attack_foreground(
     records: Path | None = typer.Option(
         None, "--records", help="Write per-record results (CSV) to this file."
     ),
+    force: bool = typer.Option(False, "--force", help="Replace the --records file if it exists."),
     cluster: str | None = CLUSTER,
     workers: int | None = WORKERS,
     as_json: bool = JSON,
@@ -631,6 +680,10 @@ def attack_foreground(
         with client_from_options(cluster, workers) as client:
             return foreground_attack_distributed(release, values, client=client, **options)
 
+    from anonlab.atomic_output import require_file_free
+
+    require_file_free(records, "--records", force)  # before any work
+    check_workers_option(workers)
     release = open_release(release_dir)
     if check_float("r", r) < 2:
         raise AnonlabError(f"parameter 'r' must be >= 2 (problematic means p* > 1/r), got {r}")
@@ -668,6 +721,7 @@ def attack_foreground(
         "strongest_inference": strongest,
     }
     if records is not None:
+        from anonlab.formula_guard import guard_frame
         from anonlab.release_io import atomic_write_text
 
         frame = pd.DataFrame(
@@ -682,11 +736,11 @@ def attack_foreground(
                 "problematic": result.problematic(r),
             }
         )
-        atomic_write_text(records, frame.to_csv(index=False))
+        atomic_write_text(records, guard_frame(frame).to_csv(index=False))
     if as_json:
         emit_json(summary)
         return
-    tab = RichTable(title=f"Foreground-knowledge attack ({release_dir})")
+    tab = new_table(f"Foreground-knowledge attack ({release_dir})")
     tab.add_column("measure")
     tab.add_column("value", justify="right")
     for key in (
@@ -698,14 +752,13 @@ def attack_foreground(
         "average_baseline",
         "average_delta",
     ):
-        tab.add_row(key.replace("_", " "), _fmt(summary[key]))
+        add_row(tab, key.replace("_", " "), _fmt(summary[key]))
     out.print(tab)
-    out.print(f"Strongest inference: {strongest}.", highlight=False)
-    out.print(
+    say(f"Strongest inference: {strongest}.")
+    say(
         f"{len(result.attribute_sets)} attribute sets with signatures of at least "
         f"{result.min_support:,} records (ε = {epsilon}, σ = {sigma}); small signatures: "
-        f"{result.small_signature}; problematic means p* > 1/{r:g}.",
-        highlight=False,
+        f"{result.small_signature}; problematic means p* > 1/{r:g}."
     )
 
 
@@ -762,6 +815,7 @@ def demo(
     )
     from anonlab.report import audit, write_html
     from anonlab.report.html import render_index
+    from anonlab.resources import check_audit_sizes
     from anonlab.table import Table
 
     require_output_free(out_dir, force)
@@ -769,6 +823,9 @@ def demo(
     sensitive = "occupation"
     with stage("loading Adult", as_json):
         table = Table.from_dataset("adult", quasi_identifiers=qi, sensitive=sensitive)
+    check_group_sizes(table.n_rows, l=l)
+    # the audit's defaults for what demo does not expose: 4 chains, k up to 6
+    check_audit_sizes(table, targets=targets, chains=4, sweeps=sweeps, k_max=6, queries=queries)
     makers: dict[str, Callable] = {
         "anatomy": lambda: anatomy(table, l=l, seed=seed),
         "mondrian": lambda: mondrian(table, l=l, seed=seed),
@@ -820,18 +877,18 @@ def demo(
     if as_json:
         emit_json(report)
         return
-    out.print(
-        f"[bold]Adult[/], {table.n_rows:,} records. Quasi-identifiers: {', '.join(qi)}. "
+    say(
+        styled("Adult", "bold"),
+        f", {table.n_rows:,} records. Quasi-identifiers: {', '.join(qi)}. "
         f"Sensitive: {sensitive}. ℓ = {l}, seed {seed}.",
-        highlight=False,
     )
-    tab = RichTable(title="Records at risk beyond each release's promise (of those examined)")
+    tab = new_table("Records at risk beyond each release's promise (of those examined)")
     tab.add_column("check or attack")
     for name in audits:
         tab.add_column(name, justify="right")
     first = next(iter(audits.values()))
     for i, f0 in enumerate(first.findings):
-        cells = []
+        cells: list[str | Text] = []
         for result in audits.values():
             f = result.findings[i]
             if f.verdict == "skipped":
@@ -840,8 +897,8 @@ def demo(
                 cells.append(f.headline.split(":")[-1].strip()[:28])
             else:
                 color = "green" if f.verdict == "pass" else "red"
-                cells.append(f"[{color}]{f.at_risk:,}[/] / {f.considered:,}")
-        tab.add_row(f0.title, *cells)
+                cells.append(Text.assemble(styled(f"{f.at_risk:,}", color), f" / {f.considered:,}"))
+        add_row(tab, f0.title, *cells)
     out.print(tab)
     for name, rel in report["releases"].items():
         extra = (
@@ -849,12 +906,11 @@ def demo(
             if rel["suppressed_records"]
             else ""
         )
-        out.print(
+        say(
             f"{name}: {rel['groups']:,} groups in {rel['seconds']:.2f} s{extra}; audit "
-            f"{rel['audit_seconds']:.1f} s; report {rel['report']}",
-            highlight=False,
+            f"{rel['audit_seconds']:.1f} s; report {rel['report']}"
         )
-    out.print(f"Open {out_dir / 'index.html'} for the reports side by side.", highlight=False)
+    say(f"Open {out_dir / 'index.html'} for the reports side by side.")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.table import Table as RichTable
 
 from anonlab.cli.common import (
     JSON,
@@ -20,11 +19,17 @@ from anonlab.cli.common import (
     SEED,
     SENSITIVE,
     SENSITIVE_VALUES,
+    add_column,
+    add_row,
+    check_group_sizes,
     emit_json,
+    new_table,
     open_release,
     out,
+    say,
     split_list,
     stage,
+    styled,
 )
 from anonlab.errors import AnonlabError
 
@@ -33,6 +38,22 @@ def register(app: typer.Typer, attack_app: typer.Typer) -> None:
     """Add ``attack algorithm`` and ``asap-check``."""
     attack_app.command("algorithm")(attack_algorithm)
     app.command("asap-check")(asap_check_command)
+
+
+def _check_n_seeds(n_seeds: int | None) -> None:
+    """``--n-seeds`` within the checker's run budget (candidate tables × seeds), before the
+    checker lists the seeds."""
+    from anonlab._validation import check_int
+    from anonlab.attacks.asap_checker import MAX_RUNS
+
+    if n_seeds is None:
+        return
+    n_seeds = check_int("--n-seeds", n_seeds, minimum=1)
+    if n_seeds > MAX_RUNS:
+        raise AnonlabError(
+            f"--n-seeds {n_seeds:,}: the ASAP checker runs the algorithm at most {MAX_RUNS:,} "
+            f"times (candidate tables × seeds); give at most {MAX_RUNS:,} seeds"
+        )
 
 
 def _fmt(v: object) -> str:
@@ -56,6 +77,7 @@ def attack_algorithm(
 
     if tie_break not in ("rank", "index"):
         raise AnonlabError(f"--tie-break must be rank or index, got {tie_break!r}")
+    _check_n_seeds(n_seeds)
     release = open_release(release_dir)
     with stage("algorithm-based disclosure attacks", as_json):
         result = run_algorithm_attacks(release, tie_break=tie_break, n_seeds=n_seeds)
@@ -65,26 +87,23 @@ def attack_algorithm(
         return
     algorithm = result["algorithm"]
     if not result["applied"]:
-        out.print(
-            f"No algorithm-based attack applies to this release (algorithm {algorithm!r}):",
-            highlight=False,
-        )
+        say(f"No algorithm-based attack applies to this release (algorithm {algorithm!r}):")
         for name, why in result["skipped"].items():
-            out.print(f"  {name}: {why}", highlight=False)
+            say(f"  {name}: {why}")
         return
     for name, res in result["applied"].items():
         if name == "asap-check":
-            out.print(f"[bold]ASAP checker[/]: {res['verdict']}", highlight=False)
+            say(styled("ASAP checker", "bold"), f": {res['verdict']}")
             continue
-        tab = RichTable(title=f"{name} on {release_dir} ({algorithm})")
+        tab = new_table(f"{name} on {release_dir} ({algorithm})")
         tab.add_column("measure")
         tab.add_column("value", justify="right")
         for key, value in res.items():
             if key != "attack":
-                tab.add_row(key.replace("_", " "), _fmt(value))
+                add_row(tab, key.replace("_", " "), _fmt(value))
         out.print(tab)
     for name, why in result["skipped"].items():
-        out.print(f"not run: {name} ({why})", highlight=False)
+        say(f"not run: {name} ({why})")
 
 
 def _parse_params(items: list[str] | None) -> dict:
@@ -152,6 +171,7 @@ def asap_check_command(
     from anonlab.attacks.asap_checker import MAX_RECORDS, asap_check
     from anonlab.table import Table, read_frame
 
+    _check_n_seeds(n_seeds)
     qi_list = split_list(qi)
     if not qi_list:
         raise AnonlabError("--qi is required (e.g. --qi age,sex)")
@@ -164,6 +184,7 @@ def asap_check_command(
             f"{str(table_file)!r} has {len(frame)}"
         )
     table = Table.from_frame(frame, quasi_identifiers=qi_list, sensitive=sensitive)
+    check_group_sizes(table.n_rows, k=k, l=l, m=m)
     params = {"k": k, "l": l, "m": m, "sensitive_values": split_list(sensitive_values)}
     params = {key: v for key, v in params.items() if v is not None}
     params.update(_parse_params(param))
@@ -181,13 +202,14 @@ def asap_check_command(
     if as_json:
         emit_json({"table": str(table_file), **res.to_json()})
         return
-    tab = RichTable(title=f"ASAP check: {algorithm} {params} on {table_file}")
+    tab = new_table(f"ASAP check: {algorithm} {params} on {table_file}")
     for col in ("row", *qi_list, "largest rise", "naive", "smart"):
-        tab.add_column(col, justify="right" if col in ("row", "naive", "smart") else "left")
+        add_column(tab, col, justify="right" if col in ("row", "naive", "smart") else "left")
     rise = res.increase
     for i in range(table.n_rows):
         v = int(rise[i].argmax())
-        tab.add_row(
+        add_row(
+            tab,
             str(i),
             *[str(table.column(q)[i]) for q in qi_list],
             res.values[v],
@@ -195,7 +217,7 @@ def asap_check_command(
             f"{res.smart[i, v]:.4f}",
         )
     out.print(tab)
-    out.print(
+    say(
         f"{res.n_worlds:,} candidate tables ({res.n_naive_worlds:,} naive), "
         f"{res.n_smart_worlds:,} reproduce the release; "
         + (
@@ -204,7 +226,6 @@ def asap_check_command(
             else f"randomized: {len(res.seeds)} seeds per candidate, {res.accepted_runs:,} "
             "reproducing runs"
         )
-        + f"; knowledge: {knowledge}; max rise {res.max_increase:.4g}.",
-        highlight=False,
+        + f"; knowledge: {knowledge}; max rise {res.max_increase:.4g}."
     )
-    out.print(res.verdict, highlight=False)
+    say(res.verdict)

@@ -1,8 +1,13 @@
-"""``anonlab audit``: every check, attack and measure on a release, as HTML and JSON."""
+"""``anonlab audit``: every check, attack and measure on a release, as HTML and JSON.
+
+The reports are internal (record-level findings; a banner says so) unless ``--redact`` writes
+the shareable form (aggregate figures only). Everything printed from the data or a path is a
+:class:`rich.text.Text` (never read as console markup), so a value such as ``[/]`` prints as
+itself.
+"""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
@@ -124,15 +129,30 @@ def audit_command(
     foreground_attributes: int = typer.Option(
         1, "--foreground-attributes", help="Foreground: largest attribute set (0: all)."
     ),
-    seed: int = typer.Option(0, "--seed", help="Seed for every random choice of the audit."),
+    seed: int = typer.Option(
+        0,
+        "--seed",
+        help="The audit's own seed (its targets, chains and queries); not the release's seed.",
+    ),
+    force: bool = typer.Option(
+        False, "--force", help="Replace an existing --report or --summary file."
+    ),
+    redact: bool = typer.Option(
+        False,
+        "--redact",
+        help="Shareable reports: verdicts and aggregate figures only, no record-level value "
+        "(default: an internal report that lists individual records).",
+    ),
     as_json: bool = JSON,
 ) -> None:
     """Audit a release: privacy models, every attack beside its baseline, risk, utility.
 
     Writes a self-contained HTML report and a JSON summary (atomically) and prints the verdicts.
+    Both are internal documents (they list individual records) unless --redact is given.
     """
-    from anonlab.release_io import atomic_write_text
-    from anonlab.report import STAGES, audit, write_html
+    from anonlab.atomic_output import require_file_free
+    from anonlab.report import STAGES, audit, write_html, write_json
+    from anonlab.resources import check_audit_sizes
 
     release = open_release(release_dir)
     if data is not None:
@@ -144,11 +164,15 @@ def audit_command(
         unknown = [s for s in chosen if s not in STAGES]
         if unknown:
             raise AnonlabError(f"--stages: unknown {unknown}; choose from {', '.join(STAGES)}")
+    # An explicit --report/--summary is not overwritten without --force; the default files in
+    # the release folder are the audit's own and are replaced by a new audit.
+    require_file_free(report, "--report", force)
+    require_file_free(summary, "--summary", force)
     report = report or release_dir / "audit.html"
     summary = summary or release_dir / "audit.json"
-    for path, name in ((report, "--report"), (summary, "--summary")):
-        if not path.parent.is_dir():
-            raise AnonlabError(f"{name} {str(path)!r}: folder {str(path.parent)!r} does not exist")
+    check_audit_sizes(
+        release, targets=targets, chains=chains, sweeps=sweeps, k_max=k_max, queries=queries
+    )
     if not 0 <= worst_case_k <= k_max:
         raise AnonlabError(
             f"--worst-case-k must be between 0 and --k-max ({k_max}), got {worst_case_k}"
@@ -171,22 +195,26 @@ def audit_command(
             result = audit(release, on_progress=bar.update, **kwargs)
     else:
         result = audit(release, **kwargs)
+    if redact:
+        result = result.redacted()
     write_html(result, report, title=f"anonlab audit of {release_dir}")
-    payload = result.to_json()
-    atomic_write_text(summary, json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+    write_json(result, summary)
     if as_json:
-        emit_json({"report": str(report), "summary": str(summary), **payload})
+        emit_json({"report": str(report), "summary": str(summary), **result.to_json()})
         return
-    tab = RichTable(title=f"Audit of {release_dir}")
+    # user data (paths, values in the findings) goes out as Text, never parsed as markup
+    tab = RichTable(title=Text(f"Audit of {release_dir}"))
     for col in ("stage", "verdict", "at risk", "what was found"):
         tab.add_column(col, justify="right" if col == "at risk" else "left")
     colors = {"pass": "green", "at risk": "red", "fail": "red"}
     for f in result.findings:
         risk = "" if f.at_risk is None else f"{f.at_risk:,} / {f.considered:,}"
         color = colors.get(f.verdict, "white")
-        tab.add_row(f.title, f"[{color}]{f.verdict}[/]", risk, f.headline)
+        tab.add_row(Text(f.title), Text(f.verdict, style=color), risk, Text(f.headline))
     out.print(tab)
     for f in result.findings:
         if f.strongest:
-            out.print(f"[bold]{f.title}[/]: {f.strongest}", highlight=False)
-    out.print(f"report: {report}\nsummary: {summary}", highlight=False)
+            out.print(Text.assemble((f.title, "bold"), ": ", f.strongest), highlight=False)
+    style = "bold green" if result.is_redacted else "bold red"
+    out.print(Text(result.classification, style=style), highlight=False)
+    out.print(Text(f"report: {report}\nsummary: {summary}"), highlight=False)

@@ -10,12 +10,16 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table as RichTable
+from rich.text import Text
 
 from anonlab.errors import AnonlabError
 
@@ -26,8 +30,56 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-out = Console()
-err = Console(stderr=True)
+# User data (values, column names, paths, rules, messages that quote them) must never be read
+# as console markup (``[bold]``, ``[/]``, ``[link=...]``: a crash or silent styling) nor as
+# emoji codes (``:smile:``). The one mechanism: whatever holds user data is printed as a Text
+# (never parsed), through the helpers below: :func:`say` for a line, :func:`new_table` and
+# :func:`add_row` for tables, :func:`styled` for the CLI's own colours. The consoles keep markup
+# on for literal CLI strings; code that still writes markup around data escapes it with
+# :func:`esc` (``rich.markup.escape``).
+out = Console(emoji=False, highlight=False)
+err = Console(stderr=True, emoji=False, highlight=False)
+
+Cell = str | Text
+
+
+def esc(value: object) -> str:
+    """``value`` as text that console markup shows as itself (``rich.markup.escape``)."""
+    return escape(str(value))
+
+
+def plain(value: object) -> Text:
+    """``value`` as a Text that is never read as markup (a str) or kept as it is (a Text)."""
+    return value if isinstance(value, Text) else Text(str(value))
+
+
+def styled(text: object, style: str) -> Text:
+    """``text`` in ``style`` (e.g. ``"green"``, ``"bold"``), never read as console markup: the
+    one way the CLI colours output (a cell ``styled("yes", "green")``, a line
+    ``say(styled(name, "bold"), ": ", citation)``)."""
+    return Text(str(text), style=style)
+
+
+def say(*parts: Cell, console: Console | None = None, **options: Any) -> None:
+    """Print one line made of ``parts``: each str literally (user data safe), each Text with
+    its style. ``options`` go to ``Console.print`` (e.g. ``soft_wrap=True``)."""
+    (console or out).print(Text.assemble(*(plain(p) for p in parts)), **options)
+
+
+def new_table(title: Cell | None = None, **options: Any) -> RichTable:
+    """A rich Table whose title is shown literally (titles quote paths and names)."""
+    return RichTable(title=None if title is None else plain(title), **options)
+
+
+def add_column(table: RichTable, header: Cell, **options: Any) -> None:
+    """Add a column whose header is shown literally (headers quote column names)."""
+    table.add_column(plain(header), **options)
+
+
+def add_row(table: RichTable, *cells: Cell) -> None:
+    """Add a row: str cells literally (they hold data), Text cells with their style."""
+    table.add_row(*(plain(c) for c in cells))
+
 
 DATASET = typer.Option(None, "--dataset", help="A bundled dataset (see `anonlab datasets`).")
 DATA = typer.Option(None, "--data", help="A CSV (header row) or Parquet file.")
@@ -59,6 +111,13 @@ CLUSTER = typer.Option(
     help="Run on the Dask scheduler at ADDRESS (e.g. tcp://10.0.0.1:8786); needs the extra "
     "anonlab[distributed].",
 )
+EXPORT_KEY_FILE = typer.Option(
+    None,
+    "--export-key-file",
+    help="A file with the 64-hex-digit key that orders the published rows and group ids (e.g. "
+    "an earlier release's publisher/export-key): with the same --seed, byte-identical files. "
+    "Default: a fresh secret key, kept in publisher/export-key.",
+)
 WORKERS = typer.Option(
     None,
     "--workers",
@@ -75,8 +134,30 @@ def client_from_options(cluster: str | None, workers: int | None) -> Iterator[ob
         return
     from anonlab.distributed.cluster import connect
 
+    check_workers_option(workers)
+
     with connect(cluster, workers) as client:
         yield client
+
+
+def check_workers_option(workers: int | None) -> None:
+    """``--workers N`` within the CPUs and memory of this machine (None passes); call before
+    any work (:func:`anonlab.resources.check_workers`)."""
+    if workers is not None:
+        from anonlab.resources import check_workers
+
+        check_workers(workers)
+
+
+def check_group_sizes(n_records: int, **params: int | None) -> None:
+    """Group-size parameters (``l=..., k=..., m=...``; None passes) at most ``n_records``, each
+    named as its option (``--l``) with the record count."""
+    from anonlab._validation import check_at_most_records
+
+    symbols = {"l": "ℓ"}
+    for name, value in params.items():
+        option = "--" + name.replace("_", "-")
+        check_at_most_records(option, value, n_records, symbols.get(name, name))
 
 
 @contextmanager
@@ -87,7 +168,7 @@ def stage(description: str, quiet: bool = False) -> Iterator[None]:
         return
     with Progress(
         SpinnerColumn(),
-        TextColumn("{task.description}"),
+        TextColumn("{task.description}", markup=False),  # descriptions hold user data
         TimeElapsedColumn(),
         console=err,
         transient=True,
@@ -155,17 +236,24 @@ def load_table(
     drop_missing: bool = False,
     resample: int | None = None,
     seed: int = 0,
+    algorithm: str | None = None,
+    memory_check: bool = True,
 ):
     """The original table from ``--dataset`` or ``--data`` with the given roles.
 
     With ``resample=N``: N records drawn with replacement (:meth:`Table.resample`, seeded by
-    ``seed``); state it in the manifest with :func:`resample_manifest`.
+    ``seed``); state it in the manifest with :func:`resample_manifest`. Before drawing, N is
+    checked against the memory available (:func:`anonlab.resources.check_resample`, counting
+    ``algorithm``'s work when given) unless ``memory_check`` is False.
     """
     if resample is not None and (isinstance(resample, bool) or resample < 1):
         raise AnonlabError(f"--resample must be a positive number of rows, got {resample}")
     table = _load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_missing)
     if resample is None:
         return table
+    from anonlab.resources import check_resample
+
+    check_resample(resample, len(table.schema.attributes), algorithm, override=not memory_check)
     return table.resample(resample, seed)
 
 
@@ -220,17 +308,16 @@ def _load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_m
 
 def _header(path: Path, parquet: bool) -> list[str]:
     """The column names of a CSV or Parquet file, read without its rows."""
-    import pandas as pd
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from anonlab.table import check_input_path
+    from anonlab.table import check_input_path, read_csv_header
 
     path = check_input_path(path)  # names a missing file or a directory
     try:
         if parquet:
             return [str(c) for c in pq.read_schema(path).names]
-        return [str(c) for c in pd.read_csv(path, nrows=0, skipinitialspace=True).columns]
+        return read_csv_header(path)  # as written: not renamed, formula guard removed
     except (OSError, ValueError, UnicodeDecodeError, pa.ArrowException) as exc:
         raise AnonlabError(f"cannot read {str(path)!r}: {exc}") from None
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.table import Table as RichTable
+from rich.text import Text
 
 from anonlab.cli.common import (
     DATA,
@@ -19,11 +19,16 @@ from anonlab.cli.common import (
     SEED,
     SENSITIVE,
     SENSITIVE_VALUES,
+    add_row,
+    check_group_sizes,
     emit_json,
     err,
     load_table,
+    new_table,
     out,
+    say,
     split_list,
+    styled,
 )
 from anonlab.errors import AnonlabError
 
@@ -100,6 +105,13 @@ def compare_command(
     table = load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_missing)
     if table.sensitive is None:
         raise AnonlabError("--sensitive is required to compare anonymizers")
+    from anonlab.resources import check_audit_sizes
+
+    check_group_sizes(table.n_rows, l=max(ls), mask_k=mask_k)
+    # every release's audit, bounded on the table (a release has at most as many groups)
+    check_audit_sizes(
+        table, targets=targets, chains=chains, sweeps=sweeps, k_max=k_max, queries=queries
+    )
     total = len(names) * len(ls)
     done = [0]
 
@@ -151,7 +163,7 @@ def compare_command(
 
         with Progress(
             SpinnerColumn(),
-            TextColumn("{task.description}"),
+            TextColumn("{task.description}", markup=False),  # names and steps, shown as they are
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
@@ -163,7 +175,7 @@ def compare_command(
             def progress(name, step, row):
                 if step == "done":
                     bar.advance(task)
-                    bar.console.print(line(row), highlight=False)
+                    say(line(row), console=bar.console)
                 else:
                     bar.update(task, description=f"{name}: {step}")
 
@@ -172,7 +184,7 @@ def compare_command(
 
         def progress(name, step, row):
             if step == "done":
-                err.print(line(row), highlight=False, soft_wrap=True)
+                say(line(row), console=err, soft_wrap=True)
 
         result = run(progress)
 
@@ -181,18 +193,19 @@ def compare_command(
     if as_json:
         emit_json({"report": str(report), "summary": str(summary), **result.to_json()})
         return
-    tab = RichTable(title=f"Privacy–utility frontier ({table.n_rows:,} records, seed {seed})")
+    tab = new_table(f"Privacy–utility frontier ({table.n_rows:,} records, seed {seed})")
     for col in ("release", "frontier", "strongest attack", "at risk", "share", "query error"):
         tab.add_column(
             col, justify="right" if col in ("at risk", "share", "query error") else "left"
         )
     for r in result.rows:
         if r.status != "ok":
-            tab.add_row(r.name, "[red]failed[/]", r.reason or "", "", "", "")
+            add_row(tab, r.name, styled("failed", "red"), r.reason or "", "", "", "")
             continue
-        tab.add_row(
+        add_row(
+            tab,
             r.name + (f" ({r.suppressed:,} suppressed)" if r.suppressed else ""),
-            "[green]★[/]" if r.pareto else "",
+            styled("★", "green") if r.pareto else Text(""),
             r.strongest_attack or (r.note or "—"),
             "—" if r.at_risk is None else f"{r.at_risk:,} / {r.considered:,}",
             "—" if r.at_risk_share is None else f"{r.at_risk_share:.2%}",
@@ -200,4 +213,4 @@ def compare_command(
         )
     out.print(tab)
     front = ", ".join(r.name for r in result.frontier()) or "none"
-    out.print(f"frontier: {front}\nreport: {report}\nsummary: {summary}", highlight=False)
+    say(f"frontier: {front}\nreport: {report}\nsummary: {summary}")

@@ -9,10 +9,20 @@ import numpy as np
 import pandas as pd
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table as RichTable
 
-from anonlab.cli.common import JSON, emit_json, err, open_release, out, truth_from_data
+from anonlab.cli.common import (
+    JSON,
+    add_row,
+    emit_json,
+    err,
+    new_table,
+    open_release,
+    out,
+    say,
+    truth_from_data,
+)
 from anonlab.errors import AnonlabError
+from anonlab.formula_guard import guard_frame
 
 
 def register(app: typer.Typer, attack_app: typer.Typer) -> None:
@@ -41,7 +51,7 @@ def _write_records(path: Path, release, result, truth: np.ndarray) -> None:
     if path.suffix.lower() == ".parquet":
         frame.to_parquet(buffer, index=False)
     elif path.suffix.lower() == ".csv":
-        frame.to_csv(buffer, index=False)
+        guard_frame(frame).to_csv(buffer, index=False)
     else:
         raise AnonlabError(f"--records {str(path)!r}: use a .parquet or .csv file name")
     atomic_write_bytes(path, buffer.getvalue())
@@ -69,24 +79,37 @@ def attack_definetti(
     records: Path | None = typer.Option(
         None, "--records", help="Write per-record posteriors to this .parquet or .csv file."
     ),
+    force: bool = typer.Option(False, "--force", help="Replace the --records file if it exists."),
     seed: int = typer.Option(0, "--seed", help="Seed for targets, starts and chains."),
     as_json: bool = JSON,
 ) -> None:
     """deFinetti (Kifer, SIGMOD 2009): a model learned from the release itself."""
+    from anonlab.atomic_output import require_file_free
     from anonlab.attacks.definetti import (
         choose_targets,
         definetti_attack,
         random_worlds_posterior,
         score_posterior,
     )
+    from anonlab.resources import check_definetti
 
-    release = open_release(release_dir)
     if not all_records and (targets is None or targets < 1):
         raise AnonlabError(f"--targets must be at least 1 (or use --all), got {targets}")
     if not 0 < threshold <= 1:
         raise AnonlabError(f"--threshold must be in (0, 1], got {threshold}")
     if records is not None and records.suffix.lower() not in (".parquet", ".csv"):
         raise AnonlabError(f"--records {str(records)!r}: use a .parquet or .csv file name")
+    require_file_free(records, "--records", force)  # before any work
+    release = open_release(release_dir)
+    n = release.table.n_rows
+    # chains, sweeps and targets against the memory available, before any array is made
+    check_definetti(
+        release,
+        n if all_records else min(targets, n),
+        chains,
+        iterations,
+        names=("--targets", "--chains", "--iterations"),
+    )
     truth_all = (
         release.table.codes[release.sensitive] if data is None else truth_from_data(release, data)
     )
@@ -148,7 +171,7 @@ def attack_definetti(
     if as_json:
         emit_json(summary)
         return
-    tab = RichTable(title=f"deFinetti attack ({release_dir}, {len(rows):,} targets)")
+    tab = new_table(f"deFinetti attack ({release_dir}, {len(rows):,} targets)")
     tab.add_column("measure")
     tab.add_column("deFinetti", justify="right")
     tab.add_column("random worlds", justify="right")
@@ -161,23 +184,22 @@ def attack_definetti(
         ("confident_precision", ".3f"),
     ):
         a, b = ours[key], base[key]
-        tab.add_row(
+        add_row(
+            tab,
             key.replace("_", " ").replace("confident", f"p ≥ {threshold:g}"),
             "–" if np.isnan(a) else format(a, fmt),
             "–" if np.isnan(b) else format(b, fmt),
         )
     out.print(tab)
     bound = f"1/{l}" if l else "their random-worlds probability"
-    out.print(
+    say(
         f"{len(breached):,} of {len(rows):,} targets have their true value inferred with "
         f"probability above {bound}; strongest inference: "
-        f"{strongest}.",
-        highlight=False,
+        f"{strongest}."
     )
-    out.print(
+    say(
         f"{chains} chains × {iterations} sweeps (model {model}, {combine}); R-hat of the log "
         f"posterior {result.r_hat():.2f}, largest difference between chains "
         f"{result.chain_spread():.3f}, mean Monte-Carlo error "
-        f"{result.monte_carlo_error().mean():.4f}.",
-        highlight=False,
+        f"{result.monte_carlo_error().mean():.4f}."
     )

@@ -9,9 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.table import Table as RichTable
 
-from anonlab.cli.common import JSON, emit_json, err, out
+from anonlab.cli.common import JSON, add_row, emit_json, err, new_table, out, say
 
 
 def register(app: typer.Typer, attack_app: typer.Typer) -> None:
@@ -34,14 +33,18 @@ def reproduce(
         "--summary",
         help="Also write the Markdown summary here (e.g. docs/reproduction.md), links adjusted.",
     ),
-    force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
+    force: bool = typer.Option(
+        False, "--force", help="Replace --out and the --summary file if they exist."
+    ),
     as_json: bool = JSON,
 ) -> None:
     """Run the papers' experiments; write, per reported number, paper vs ours vs tolerance."""
+    from anonlab.atomic_output import require_file_free
     from anonlab.experiments.reproduce import reproduce as run
     from anonlab.experiments.reproduce import resolve_papers
 
     keys = resolve_papers(papers)  # unknown names fail before any work
+    require_file_free(summary, "--summary", force)  # an existing file only with --force
     command = "anonlab reproduce " + " ".join(papers or ["all"])
     command += (" --quick" if quick else "") + f" --out {out_dir}"
     if summary is not None:
@@ -49,7 +52,7 @@ def reproduce(
 
     def progress(message: str) -> None:
         if not as_json:
-            err.print(message, highlight=False)
+            say(message, console=err)
 
     results = run(
         keys,
@@ -74,16 +77,16 @@ def reproduce(
             }
         )
     else:
-        tab = RichTable(title=f"Reproduction{' (--quick)' if quick else ''}: {out_dir}")
+        tab = new_table(f"Reproduction{' (--quick)' if quick else ''}: {out_dir}")
         for col in ("paper", "pass", "miss", "reported", "seconds"):
             tab.add_column(col, justify="left" if col == "paper" else "right")
         for r in results:
             n = r.counts()
-            tab.add_row(
-                r.key, str(n["pass"]), str(n["miss"]), str(n["reported"]), f"{r.seconds:.1f}"
+            add_row(
+                tab, r.key, str(n["pass"]), str(n["miss"]), str(n["reported"]), f"{r.seconds:.1f}"
             )
         out.print(tab)
-        out.print(f"summary: {out_dir / 'reproduction.md'}", highlight=False)
+        say(f"summary: {out_dir / 'reproduction.md'}")
     if failed:  # the summary was written and says why; the exit code tells scripts
-        err.print(f"error: the experiments of {failed} failed to run; see the summary")
+        say(f"error: the experiments of {failed} failed to run; see the summary", console=err)
         raise SystemExit(1)

@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import typer
-from rich.table import Table as RichTable
 
 from anonlab.cli.common import (
     DATA,
@@ -25,9 +24,13 @@ from anonlab.cli.common import (
     JSON,
     QI,
     SENSITIVE,
+    add_column,
+    add_row,
     emit_json,
     load_table,
+    new_table,
     out,
+    say,
     stage,
 )
 
@@ -63,19 +66,18 @@ def _summary(rules, table, seconds: float | None, source: str) -> dict:
 
 
 def _print(rules, table, summary: dict, limit: int) -> None:
-    tab = RichTable(
-        title=(
-            f"Negative rules X ⇒ ¬{rules.sensitive} (confidence 1, minExp {rules.min_expectation:g}"
-            f", ≤ {rules.max_conditions} condition{'s' if rules.max_conditions > 1 else ''})"
-        )
+    tab = new_table(
+        f"Negative rules X ⇒ ¬{rules.sensitive} (confidence 1, minExp {rules.min_expectation:g}"
+        f", ≤ {rules.max_conditions} condition{'s' if rules.max_conditions > 1 else ''})"
     )
     tab.add_column("#", justify="right")
     tab.add_column("X")
-    tab.add_column(f"¬ {rules.sensitive}")
+    add_column(tab, f"¬ {rules.sensitive}")
     tab.add_column("C_X", justify="right")
     tab.add_column("expectation", justify="right")
     for i, r in enumerate(rules.rules[:limit]):
-        tab.add_row(
+        add_row(
+            tab,
             str(i + 1),
             ", ".join(f"{c.attribute} = {c.value}" for c in r.conditions),
             r.sensitive_value,
@@ -84,9 +86,9 @@ def _print(rules, table, summary: dict, limit: int) -> None:
         )
     out.print(tab)
     if len(rules) > limit:
-        out.print(f"... {len(rules) - limit:,} more rules (--limit, or --json for all)")
+        say(f"... {len(rules) - limit:,} more rules (--limit, or --json for all)")
     dist = summary["incompatible_values"]
-    d = RichTable(title="Records by number of incompatible sensitive values (Figure 3)")
+    d = new_table("Records by number of incompatible sensitive values (Figure 3)")
     d.add_column("")
     keys = [f"N{k}" for k in range(len(dist["counts"]))]
     for k in keys:
@@ -100,11 +102,10 @@ def _print(rules, table, summary: dict, limit: int) -> None:
         else f" ({rules.n_unpruned:,} before removing redundant specializations)"
     )
     secs = f" in {summary['seconds']:.3f} s" if "seconds" in summary else ""
-    out.print(
+    say(
         f"{len(rules):,} rules{pruned}{secs}; {table.n_rows:,} records; quasi-identifiers "
         f"{', '.join(table.quasi_identifiers)}; a record is incompatible with s if some rule "
-        "X ⇒ ¬s has X true for it.",
-        highlight=False,
+        "X ⇒ ¬s has X true for it."
     )
 
 
@@ -117,7 +118,8 @@ def mine(
     min_exp: float = MIN_EXP,
     max_conditions: int = MAX_CONDITIONS,
     out_file: Path | None = typer.Option(None, "--out", help="Write the rule file (JSON)."),
-    limit: int = typer.Option(50, "--limit", help="Rules shown in the table."),
+    force: bool = typer.Option(False, "--force", help="Replace the --out file if it exists."),
+    limit: int = typer.Option(50, "--limit", help="Rules shown in the table (>= 0)."),
     hierarchies: Path | None = HIERARCHIES,
     hierarchy_set: str | None = HIERARCHY_SET,
     drop_missing: bool = DROP_MISSING,
@@ -125,11 +127,14 @@ def mine(
 ) -> None:
     """Mine X ⇒ ¬s rules (confidence 1, expectation ≥ minExp) and their Figure 3 distribution."""
     from anonlab._validation import check_int
+    from anonlab.atomic_output import require_file_free
     from anonlab.mining import mine_negative_rules
     from anonlab.mining.negative_rules import _check_min_expectation
 
     _check_min_expectation(min_exp)  # fail before loading anything
     check_int("max_conditions", max_conditions, minimum=1)
+    check_int("limit", limit, minimum=0)
+    require_file_free(out_file, "--out", force)
     table = load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_missing)
     with stage(f"mining rules on {table.n_rows:,} records", as_json):
         t0 = time.perf_counter()
@@ -145,7 +150,7 @@ def mine(
         return
     _print(rules, table, summary, limit)
     if out_file is not None:
-        out.print(f"wrote {out_file}", highlight=False)
+        say(f"wrote {out_file}")
 
 
 @rules_app.command("show")
@@ -162,8 +167,10 @@ def show(
     as_json: bool = JSON,
 ) -> None:
     """Read a rule file against a table (names checked) and show its rules and distribution."""
+    from anonlab._validation import check_int
     from anonlab.mining import NegativeRuleSet
 
+    check_int("limit", limit, minimum=0)
     table = load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_missing)
     rules = NegativeRuleSet.read(rule_file, table)
     summary = _summary(rules, table, None, str(dataset or data))

@@ -7,7 +7,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import typer
-from rich.table import Table as RichTable
 
 from anonlab.cli.common import (
     DATA,
@@ -18,10 +17,14 @@ from anonlab.cli.common import (
     JSON,
     QI,
     SENSITIVE,
+    add_column,
+    add_row,
     emit_json,
     load_table,
+    new_table,
     open_release,
     out,
+    say,
     stage,
 )
 from anonlab.errors import AnonlabError
@@ -51,6 +54,7 @@ def attack_rules(
     records: Path | None = typer.Option(
         None, "--records", help="Write per-record results (CSV) to this file."
     ),
+    force: bool = typer.Option(False, "--force", help="Replace the --records file if it exists."),
     as_json: bool = JSON,
 ) -> None:
     """Negative association rules (Li & Li, Injector): records left with fewer than ℓ values.
@@ -72,6 +76,9 @@ def attack_rules(
     if not 0 < check_float("min_exp", min_exp) < 1:
         raise AnonlabError(f"--min-exp (minExp) must lie in (0, 1), got {min_exp}")
     max_conditions = check_int("max_conditions", max_conditions, minimum=1)
+    from anonlab.atomic_output import require_file_free
+
+    require_file_free(records, "--records", force)  # before any work
     release = open_release(release_dir)
     n_values = release.table.domain_size(release.sensitive)
     if l is None:
@@ -117,6 +124,7 @@ def attack_rules(
         **result.score(release),
     }
     if records is not None:
+        from anonlab.formula_guard import guard_frame
         from anonlab.release_io import atomic_write_text
 
         values = np.asarray(result.values, dtype=object)
@@ -132,33 +140,31 @@ def attack_rules(
                 "pinned_value": np.where(pinned >= 0, values[np.maximum(pinned, 0)], ""),
             }
         )
-        atomic_write_text(records, frame.to_csv(index=False))
+        atomic_write_text(records, guard_frame(frame).to_csv(index=False))
     if as_json:
         emit_json(summary)
         return
-    tab = RichTable(title=f"Negative-rule attack ({release_dir}), ℓ = {l}")
+    tab = new_table(f"Negative-rule attack ({release_dir}), ℓ = {l}")
     for col in ("reading", f"vulnerable (< {l} values)", "pinned (1 value)"):
-        tab.add_column(col, justify="left" if col == "reading" else "right")
+        add_column(tab, col, justify="left" if col == "reading" else "right")
     for reading, label in (
         ("matching", "matching (one-to-one assignment)"),
         ("simple", "simple (values not excluded)"),
         ("baseline", "random worlds (no rules)"),
     ):
-        tab.add_row(
-            label, f"{summary[f'vulnerable_{reading}']:,}", f"{summary[f'pinned_{reading}']:,}"
+        add_row(
+            tab, label, f"{summary[f'vulnerable_{reading}']:,}", f"{summary[f'pinned_{reading}']:,}"
         )
     out.print(tab)
-    out.print(
+    say(
         f"{summary['records']:,} records; rules: {source}"
         + (f", {summary['n_rules']} rules" if summary["n_rules"] is not None else "")
-        + f"; {summary['excluded_pairs']:,} (record, value) pairs excluded.",
-        highlight=False,
+        + f"; {summary['excluded_pairs']:,} (record, value) pairs excluded."
     )
     if summary["inconsistent_groups"]:
-        out.print(
+        say(
             f"{summary['inconsistent_groups']:,} groups have no assignment compatible with the "
-            "rules (perturbed values?); they are read with the simple reading.",
-            highlight=False,
+            "rules (perturbed values?); they are read with the simple reading."
         )
 
 

@@ -44,12 +44,14 @@ def connect(cluster: str | None = None, workers: int | None = None) -> Iterator[
             "give exactly one of --cluster ADDRESS (a running Dask scheduler, e.g. "
             "tcp://10.0.0.1:8786) and --workers N (a local cluster of N worker processes)"
         )
+    if workers is not None:
+        from anonlab.resources import check_workers
+
+        # at most the CPUs (and the memory) of this machine: a LocalCluster of 100,000
+        # processes would hang starting them
+        check_workers(workers)
     distributed = require_distributed()
     if workers is not None:
-        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-            raise AnonlabError(
-                f"--workers must be a whole number of worker processes >= 1, got {workers!r}"
-            )
         n = int(workers)
         with warnings.catch_warnings():
             # no dashboard, but the scheduler's HTTP server still binds a port (8787 if free)
