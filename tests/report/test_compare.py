@@ -177,7 +177,7 @@ def test_rows_read_their_own_audit(adult_comparison, sample):
     for r in c.rows:
         assert r.status == "ok", r.reason
         assert r.release.manifest["parameters"]["l"] == r.l
-        assert r.release.manifest["seed"] == 3 and r.audit.settings["seed"] == 3
+        assert r.release.manifest["seed"] == 3 and r.audit.settings["seed"] == 0  # audit_seed
         shares = {
             f.key: f.at_risk / f.considered
             for f in r.audit.findings

@@ -1,6 +1,17 @@
 """The publisher's audit of a release and its self-contained HTML report."""
 
-from anonlab.report.audit import STAGES, Audit, Finding, audit, promise
-from anonlab.report.html import render_html, write_html
+from anonlab.report.audit import INTERNAL, REDACTED, STAGES, Audit, Finding, audit, promise
+from anonlab.report.html import render_html, write_html, write_json
 
-__all__ = ["STAGES", "Audit", "Finding", "audit", "promise", "render_html", "write_html"]
+__all__ = [
+    "INTERNAL",
+    "REDACTED",
+    "STAGES",
+    "Audit",
+    "Finding",
+    "audit",
+    "promise",
+    "render_html",
+    "write_html",
+    "write_json",
+]

@@ -21,13 +21,21 @@ Choices (documented in docs/audit.md):
   :func:`_worst_case`).
 * Attacks are scored against the publisher's copy of the original (the release's table), never
   read by the attacks themselves.
+* An audit is an internal document: its findings name records (position, group, exact
+  quasi-identifiers, inferred value, whether it is right). Every serialisation states so
+  (:data:`INTERNAL`). :meth:`Audit.redacted` is the shareable form (:data:`REDACTED`): the
+  verdicts and aggregate figures, no record-level value and no value of the data
+  (:data:`Finding.RECORD_LEVEL` and each finding's ``value_paths`` say what goes).
+* Neither form names the release's seed or its export key; ``settings["seed"]`` is the audit's
+  own seed (its targets, chains and workload), an audit parameter chosen by whoever runs it.
 """
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -49,9 +57,45 @@ STAGES = (
 )
 
 
+#: The classification every unredacted report carries (HTML banner, JSON "classification").
+INTERNAL = "internal: contains record-level findings; do not publish"
+#: The classification of a redacted report (:meth:`Audit.redacted`).
+REDACTED = (
+    "redacted: aggregate figures only; record positions, group ids, quasi-identifier and "
+    "sensitive values, strongest inferences, worst records and examples mined from the data "
+    "removed"
+)
+#: Manifest parameters that hold values of the data (withheld from a redacted report).
+DATA_PARAMETERS = ("sensitive_values", "rules", "targets")
+#: Manifest entries never shown in any report (the release's secrets).
+SECRET_PARAMETERS = ("seed", "key", "export_key", "secret")
+
+
+def _withheld(value: Any) -> str:
+    """What replaces a withheld value of the data: how many there were, nothing else."""
+    if isinstance(value, str) and value.startswith("withheld"):
+        return value  # already withheld (redacting twice changes nothing)
+    if isinstance(value, dict | list | tuple | set):
+        return f"withheld ({len(value)} item(s))"
+    return "withheld"
+
+
 @dataclass
 class Finding:
-    """What one check, attack or measure found."""
+    """What one check, attack or measure found.
+
+    Record-level fields (:data:`RECORD_LEVEL`): ``worst`` (rows with a record's position, group,
+    exact quasi-identifiers, inferred value and whether it is right), ``strongest`` (a sentence
+    naming one person's quasi-identifiers and value) and ``example`` (something mined from the
+    data, e.g. a negative rule, quoted to explain the attacker). ``value_paths`` lists the paths
+    (e.g. ``("settings", "targets")``) under ``measures``/``baseline``/``settings`` that hold
+    values of the data or name records (the ASAP checker's worst extra fact). :meth:`redacted`
+    drops the former and withholds the latter; everything else (verdict, headline, counts,
+    shares, averages, curves, plots) is aggregate.
+    """
+
+    #: Fields that name individual records; empty in a redacted finding.
+    RECORD_LEVEL = ("worst", "strongest", "example")
 
     key: str
     title: str
@@ -69,19 +113,59 @@ class Finding:
     plot: dict[str, Any] | None = None
     settings: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
+    example: str | None = None
+    value_paths: list[tuple[str, ...]] = field(default_factory=list)
+    is_redacted: bool = False
+
+    def redacted(self) -> Finding:
+        """This finding without record-level data: :data:`RECORD_LEVEL` emptied, every
+        ``value_paths`` entry replaced by how many values it held. Aggregates are unchanged."""
+        out = replace(
+            self,
+            strongest=None,
+            worst=[],
+            example=None,
+            measures=copy.deepcopy(self.measures),
+            baseline=copy.deepcopy(self.baseline),
+            settings=copy.deepcopy(self.settings),
+            plot=self.plot,  # aggregate by construction: histograms, shares by attribute, curves
+            value_paths=list(self.value_paths),
+            is_redacted=True,
+        )
+        for path in self.value_paths:
+            node: Any = {"measures": out.measures, "baseline": out.baseline,
+                         "settings": out.settings}  # fmt: skip
+            for part in path[:-1]:
+                node = node.get(part) if isinstance(node, dict) else None
+            if isinstance(node, dict) and path[-1] in node:
+                node[path[-1]] = _withheld(node[path[-1]])
+        return out
 
     def to_json(self) -> dict[str, Any]:
-        out = {k: v for k, v in self.__dict__.items() if k != "plot"}
+        # the same keys in both forms; a redacted finding's record-level ones are empty
+        skip = ("plot", "value_paths", "is_redacted")
+        out = {k: v for k, v in self.__dict__.items() if k not in skip}
         return _plain(out)
 
 
 @dataclass
 class Audit:
-    """All findings on one release, with the settings to re-run the audit exactly."""
+    """All findings on one release, with the settings to re-run the audit exactly.
+
+    ``release`` describes the release (algorithm, parameters, scheme, counts, attribute names);
+    it never holds the release's seed or export key. ``is_redacted`` is True for the shareable
+    form made by :meth:`redacted`; :attr:`classification` is the banner either form carries.
+    """
 
     release: dict[str, Any]
     findings: list[Finding]
     settings: dict[str, Any]
+    is_redacted: bool = False
+
+    @property
+    def classification(self) -> str:
+        """:data:`INTERNAL` or, for a redacted audit, :data:`REDACTED`."""
+        return REDACTED if self.is_redacted else INTERNAL
 
     def finding(self, key: str) -> Finding:
         for f in self.findings:
@@ -89,8 +173,30 @@ class Audit:
                 return f
         raise KeyError(key)
 
+    def redacted(self) -> Audit:
+        """The shareable form: verdicts and aggregate figures, no record-level value.
+
+        Each finding is :meth:`Finding.redacted`; the release's parameters that hold values
+        of the data (:data:`DATA_PARAMETERS`, e.g. the protected sensitive values) are replaced
+        by how many values they held. The original audit is not changed.
+        """
+        release = copy.deepcopy(self.release)
+        params = release.get("parameters")
+        if isinstance(params, dict):
+            for name in DATA_PARAMETERS:
+                if params.get(name) is not None:
+                    params[name] = _withheld(params[name])
+        return Audit(
+            release=release,
+            findings=[f.redacted() for f in self.findings],
+            settings=copy.deepcopy(self.settings),
+            is_redacted=True,
+        )
+
     def to_json(self) -> dict[str, Any]:
         return {
+            "classification": self.classification,
+            "redacted": self.is_redacted,
             "release": _plain(self.release),
             "settings": _plain(self.settings),
             "findings": [f.to_json() for f in self.findings],
@@ -166,6 +272,12 @@ def _checks(release: Release, opts: dict) -> Finding:
         headline=headline,
         at_risk=at_risk,
         considered=release.table.n_rows,
+        value_paths=[
+            ("measures", r.model, "parameters", name)
+            for r in results
+            for name in DATA_PARAMETERS
+            if name in (r.parameters or {})
+        ],
         measures={
             r.model: {
                 "parameters": r.parameters,
@@ -333,6 +445,7 @@ def _foreground(release: Release, opts: dict) -> Finding:
             "data": share_by_set,
             "label": "share of records breached, by the attribute set that breaches them",
         },  # fmt: skip
+        value_paths=[("settings", "targets")],  # sensitive values, of the data's domain
         settings={
             "targets": [list(t) for t in res.targets],
             "min_support": res.min_support,
@@ -387,9 +500,9 @@ def _negative_rules(release: Release, opts: dict) -> Finding:
         title="Background knowledge from negative association rules",
         paper="Li & Li, Injector: mining background knowledge for data anonymization, ICDE 2008",
         attacker=f"knows the {len(rules.rules)} negative rules mined from the original table "
-        f"(minExp {opts['min_expectation']}, one condition each"
-        + (f", e.g. {example}" if example is not None else "")
-        + ") and every record's quasi-identifiers and group",
+        f"(minExp {opts['min_expectation']}, one condition each) and every record's "
+        "quasi-identifiers and group",
+        example=None if example is None else f"a mined rule: {example}",
         promise=f"at least ℓ = {l} possible values per record",
         verdict="at risk" if vulnerable.any() else "pass",
         headline=f"{int(vulnerable.sum()):,} records keep fewer than {l} possible values "
@@ -450,6 +563,17 @@ def _algorithm(release: Release, opts: dict) -> Finding:
             "no algorithm-based attack applies: "
             + "; ".join(f"{k}: {v}" for k, v in skipped.items())
         )
+    # record-level entries of the attacks' summaries (the ASAP checker's worst extra fact and its
+    # verdict name records and values) and parameters that hold values of the data
+    value_paths = [("measures", name, key) for name, m in measures.items()
+                   for key in ("worst_extra_fact", "verdict") if key in m]  # fmt: skip
+    value_paths += [
+        ("measures", name, "parameters", p)
+        for name, m in measures.items()
+        if isinstance(m.get("parameters"), dict)
+        for p in DATA_PARAMETERS
+        if p in m["parameters"]
+    ]
     return Finding(
         key="algorithm",
         title="Algorithm-based disclosure",
@@ -462,6 +586,7 @@ def _algorithm(release: Release, opts: dict) -> Finding:
         at_risk=at_risk,
         considered=release.table.n_rows,
         measures=measures,
+        value_paths=value_paths,
         settings={"skipped": skipped},
     )
 
@@ -696,7 +821,8 @@ def audit(
         One keeps an audit of Adult-sized data within a minute on two cores (two: up to about
         75 s for a Mondrian release of Adult, every sensitive value a target).
     seed : int
-        Seeds targets, chains and the workload; stored in the settings.
+        The audit's own seed: seeds targets, chains and the workload; stored in the settings
+        (an audit parameter, independent of the release's seed, which no report shows).
     progress : callable, optional
         Called with each stage's name before it runs.
     on_progress : callable, optional
@@ -755,10 +881,11 @@ def audit(
         findings.append(finding)
         if on_progress is not None:
             on_progress(StageProgress(name, index, len(stages), "done", finding=finding))
+    # never the release's seed or export key (they stay in the publisher's copy)
+    params = release.manifest.get("parameters") or {}
     info = {
         "algorithm": release.manifest.get("algorithm"),
-        "parameters": release.manifest.get("parameters", {}),
-        "seed": release.manifest.get("seed"),
+        "parameters": {k: v for k, v in params.items() if k not in SECRET_PARAMETERS},
         "scheme": release.scheme,
         "records": release.table.n_rows,
         "groups": release.n_groups,

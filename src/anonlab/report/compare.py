@@ -38,6 +38,10 @@ Choices (documented in docs/compare.md):
   :data:`~anonlab.report.audit.STAGES` is named. A release on which no attack applies, or whose
   workload error is undefined, is shown but is not placed on the frontier (the reason is given).
 * Two releases with the same (error, share) are both Pareto-optimal when nothing dominates them.
+* ``seed`` seeds the anonymizers (it is each release's seed); the audits get their own seed,
+  ``audit_seed`` (default 0), so no audit report states a release's seed. The compare page is
+  an internal document (its banner says so): the folder holds every release's publisher copy
+  and unredacted audit reports.
 """
 
 from __future__ import annotations
@@ -58,7 +62,7 @@ import numpy as np
 from anonlab._validation import check_int, check_seed
 from anonlab.errors import AnonlabError
 from anonlab.release import Release
-from anonlab.report.audit import STAGES, Audit, _plain, audit
+from anonlab.report.audit import INTERNAL, STAGES, Audit, _plain, audit
 from anonlab.table import Table
 
 #: The audit stages that are attacks (the candidates for "the strongest attack").
@@ -229,6 +233,7 @@ class Comparison:
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "classification": INTERNAL,
             "table": _plain(self.table),
             "algorithms": list(self.algorithms),
             "l_values": list(self.l_values),
@@ -321,6 +326,7 @@ def compare(
     mask_k: int | None = None,
     sensitive_values: Sequence[str] | None = None,
     seed: int = 0,
+    audit_seed: int = 0,
     progress: Callable[[str, str, CompareRow | None], None] | None = None,
 ) -> Comparison:
     """Anonymize ``table`` with each algorithm at each ℓ, audit each release, mark the frontier.
@@ -341,7 +347,10 @@ def compare(
     sensitive_values : sequence of str, optional
         Passed to the algorithms that take it (the protected value set).
     seed : int
-        Seeds every anonymizer and every audit; stored in each manifest and in the settings.
+        Seeds every anonymizer; stored in each manifest (publisher copy) and in the settings.
+    audit_seed : int
+        Seeds every audit (targets, chains, workload); the audit reports state it, never
+        ``seed``.
     progress : callable, optional
         ``progress(name, step, row)``: ``step`` is ``"anonymize"``, an audit stage, or
         ``"done"`` (then ``row`` is the finished row, else None).
@@ -367,6 +376,7 @@ def compare(
     if mask_k is not None:
         mask_k = check_int("mask_k", mask_k, minimum=1)
     seed = check_seed(seed)
+    audit_seed = check_seed(audit_seed)
     budgets = {
         "targets": targets,
         "chains": chains,
@@ -409,7 +419,7 @@ def compare(
                 result = audit(
                     release,
                     stages=chosen,
-                    seed=seed,
+                    seed=audit_seed,
                     progress=None if progress is None else (lambda s, n=name: progress(n, s, None)),
                     **budgets,
                 )
@@ -456,6 +466,7 @@ def compare(
         "mask_k": mask_k,
         "sensitive_values": None if sensitive_values is None else list(sensitive_values),
         "seed": seed,
+        "audit_seed": audit_seed,
     }
     return Comparison(info, list(algorithms), list(l_values), settings, rows)
 
@@ -620,7 +631,7 @@ algorithm could not make that release. Click a release for its full audit report
 <p>Every anonymizer and every audit used these settings; re-running with them gives the same
 page.</p>
 {_kv_table(comparison.settings)}"""
-    return document(title, summary, body)
+    return document(title, summary, body, banner=INTERNAL)
 
 
 def write_comparison(
@@ -629,7 +640,7 @@ def write_comparison(
     """Write ``out/compare.html``, ``out/compare.json`` and, per release made,
     ``out/<algorithm>-l<ℓ>/`` (the release files, ``audit.html``, ``audit.json``), atomically."""
     from anonlab.release_io import atomic_directory, atomic_write_text, save_release
-    from anonlab.report.html import write_html
+    from anonlab.report.html import write_html, write_json
 
     out = Path(out)
     with atomic_directory(out, force=force) as tmp:
@@ -639,10 +650,7 @@ def write_comparison(
             save_release(r.release, tmp / r.name)
             write_html(r.audit, tmp / r.name / "audit.html",
                        title=f"anonlab audit: {r.algorithm} at ℓ = {r.l}")  # fmt: skip
-            atomic_write_text(
-                tmp / r.name / "audit.json",
-                json.dumps(r.audit.to_json(), indent=2, ensure_ascii=False) + "\n",
-            )
+            write_json(r.audit, tmp / r.name / "audit.json")
         atomic_write_text(tmp / "compare.html", render_compare_html(comparison, title))
         atomic_write_text(
             tmp / "compare.json",

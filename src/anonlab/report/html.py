@@ -3,6 +3,11 @@
 No network: the CSS is inline and the plots are inline SVG (text drawn as paths). Every value
 that comes from data or settings goes through :func:`html.escape`, so a cell holding
 ``<script>`` shows as text.
+
+Every page opens with a banner stating what it is: :data:`~anonlab.report.audit.INTERNAL` for a
+report with record-level findings, :data:`~anonlab.report.audit.REDACTED` for the shareable form
+(``redact=True``: :meth:`~anonlab.report.audit.Audit.redacted`). No page shows the release's seed
+or export key.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from anonlab import __version__
-from anonlab.report.audit import Audit, Finding
+from anonlab.report.audit import INTERNAL, REDACTED, Audit, Finding
 from anonlab.report.plots import render as render_plot
 
 _CSS = """
@@ -33,6 +38,9 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 figure { margin: 0.8em 0; }
 figure svg { max-width: 100%; height: auto; }
 code { background: #f4f4f4; padding: 0 0.2em; }
+.banner { margin: 0 0 1em; padding: 0.6em 1em; border: 2px solid; font-weight: 700; }
+.banner.internal { background: #f9d6d5; color: #78281f; border-color: #78281f; }
+.banner.redacted { background: #d4efdf; color: #145a32; border-color: #145a32; }
 """
 
 
@@ -73,6 +81,11 @@ def _verdicts(audit: Audit) -> str:
 
 
 def _strongest(audit: Audit) -> str:
+    if audit.is_redacted:
+        return (
+            "<p class='muted'>Withheld: the redacted report names no record (each attack's "
+            "counts and shares are in its section).</p>"
+        )
     items = [f"<li><b>{_e(f.title)}</b>: {_e(f.strongest)}</li>" for f in audit.findings
              if f.strongest]  # fmt: skip
     if not items:
@@ -118,6 +131,8 @@ def _section(f: Finding) -> str:
     parts.append(f"<p>{_e(f.headline)}.</p>")
     if f.attacker and f.attacker != "—":
         parts.append(f"<p><b>Attacker:</b> {_e(f.attacker)}. <b>Promise:</b> {_e(f.promise)}.</p>")
+    if f.example:
+        parts.append(f"<p><b>Example:</b> {_e(f.example)}.</p>")
     svg = render_plot(f.plot)
     if svg:
         parts.append(f"<figure>{svg}<figcaption>{_e(f.plot['label'])}</figcaption></figure>")
@@ -132,15 +147,25 @@ def _section(f: Finding) -> str:
     return "\n".join(parts)
 
 
-def render_html(audit: Audit, title: str | None = None) -> str:
-    """The whole report as a string."""
+def _banner(classification: str) -> str:
+    kind = "redacted" if classification.startswith("redacted") else "internal"
+    return f'<div class="banner {kind}" role="note">{_e(classification)}</div>'
+
+
+def render_html(audit: Audit, title: str | None = None, *, redact: bool = False) -> str:
+    """The whole report as a string; ``redact=True`` renders :meth:`Audit.redacted`.
+
+    The page opens with the audit's classification (:data:`~anonlab.report.audit.INTERNAL` or
+    :data:`~anonlab.report.audit.REDACTED`) as a banner.
+    """
+    if redact and not audit.is_redacted:
+        audit = audit.redacted()
     r = audit.release
     title = title or f"anonlab audit: {r.get('algorithm')} release"
     summary = (
         f"{r['records']:,} records in {r['groups']:,} groups ({r['scheme']}); "
         f"quasi-identifiers {', '.join(r['quasi_identifiers'])}; sensitive {r['sensitive']}; "
-        f"made by {r.get('algorithm')} with {json.dumps(r.get('parameters'), default=str)}, "
-        f"seed {r.get('seed')}."
+        f"made by {r.get('algorithm')} with {json.dumps(r.get('parameters'), default=str)}."
     )
     settings = _kv_table(audit.settings)
     body = f"""<h2>Verdicts</h2>
@@ -152,21 +177,24 @@ def render_html(audit: Audit, title: str | None = None) -> str:
 <p>Each attack states what its attacker knows. Attacks read only what is published (groups,
 quasi-identifiers, published sensitive values) plus that knowledge; they are scored against the
 publisher's copy of the original. Re-running with the same settings and seeds gives the same
-report (up to the measured run times).</p>
+report (up to the measured run times). <code>seed</code> is the audit's own seed (its targets,
+chains and queries), not the release's: the release's seed and export key are not shown.</p>
 {settings}"""
-    return document(title, summary, body)
+    return document(title, summary, body, banner=audit.classification)
 
 
-def document(title: str, summary: str, body: str) -> str:
-    """A self-contained HTML page: inline CSS, the escaped ``title`` as heading, the escaped
-    ``summary`` paragraph, ``body`` (already HTML) and the anonlab version. Shared by the audit
-    report, the index page and ``compare``'s page."""
+def document(title: str, summary: str, body: str, banner: str | None = None) -> str:
+    """A self-contained HTML page: ``banner`` (escaped, first thing on the page, when given),
+    inline CSS, the escaped ``title`` as heading, the escaped ``summary`` paragraph, ``body``
+    (already HTML) and the anonlab version. Shared by the audit report, the index page and
+    ``compare``'s page."""
+    top = _banner(banner) + "\n" if banner else ""
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{_e(title)}</title><style>{_CSS}</style></head>
 <body>
-<h1>{_e(title)}</h1>
+{top}<h1>{_e(title)}</h1>
 <p>{_e(summary)}</p>
 {body}
 <p class="muted">anonlab {_e(__version__)}</p>
@@ -174,12 +202,26 @@ def document(title: str, summary: str, body: str) -> str:
 """
 
 
-def write_html(audit: Audit, path: str | Path, title: str | None = None) -> Path:
-    """Write the report atomically (a temporary file renamed into place)."""
+def write_html(
+    audit: Audit, path: str | Path, title: str | None = None, *, redact: bool = False
+) -> Path:
+    """Write the report atomically (a temporary file renamed into place); ``redact=True``
+    writes the shareable form (:meth:`Audit.redacted`)."""
     from anonlab.release_io import atomic_write_text
 
     path = Path(path)
-    atomic_write_text(path, render_html(audit, title))
+    atomic_write_text(path, render_html(audit, title, redact=redact))
+    return path
+
+
+def write_json(audit: Audit, path: str | Path, *, redact: bool = False) -> Path:
+    """Write ``audit.to_json()`` atomically (``redact=True``: of :meth:`Audit.redacted`)."""
+    from anonlab.release_io import atomic_write_text
+
+    if redact and not audit.is_redacted:
+        audit = audit.redacted()
+    path = Path(path)
+    atomic_write_text(path, json.dumps(audit.to_json(), indent=2, ensure_ascii=False) + "\n")
     return path
 
 
@@ -203,4 +245,5 @@ def render_index(audits: dict[str, Audit], title: str = "anonlab audits") -> str
         "risk beyond the release's promise (of those examined), and what was found. Click a "
         "release for its full report."
     )
-    return document(title, summary, f"<table><tr>{head}</tr>{''.join(rows)}</table>")
+    banner = REDACTED if all(a.is_redacted for a in audits.values()) else INTERNAL
+    return document(title, summary, f"<table><tr>{head}</tr>{''.join(rows)}</table>", banner=banner)
