@@ -25,6 +25,7 @@ from anonlab.manifest import (
     read_manifest,
     validate_manifest,
 )
+from anonlab.release_io import _json_default
 from anonlab.table import Table
 
 SRC = "manifest.json"
@@ -565,16 +566,6 @@ QI = ["age", "sex", "race"]
 def adult_small() -> Table:
     table = Table.from_dataset("adult", quasi_identifiers=QI, sensitive="occupation")
     return table.take(np.arange(2000))
-
-
-def _json_default(obj: object) -> object:
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, np.floating):
-        return float(obj)
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    raise TypeError(type(obj).__name__)
 
 
 def full_manifest(release) -> dict:

@@ -42,8 +42,11 @@ ALGORITHMS = {
     "mask": dict(k=4, m=2, sensitive_values=["Prof-specialty", "Exec-managerial"]),
     "generalize": dict(levels={"age": 2, "sex": 0, "race": 1, "marital-status": 1}),
     "injector": dict(l=3),
+    "mondrian+": dict(l=2),
     "mondrian++": dict(l=3),
+    "hilb+": dict(l=3),
     "hilb++": dict(l=3),
+    "mask+": dict(k=4, m=2),
     "mask++": dict(k=4, m=2),
     "lattice": dict(model="k-anonymity", k=2),
 }
