@@ -586,3 +586,17 @@ def test_an_unforeseen_memory_error_is_a_clean_exit(hostile, cli, monkeypatch):
     monkeypatch.setattr(cli_module, "open_release", boom)
     code, stdout, stderr = cli(["check", str(hostile["releases"]["anatomy"])])
     _clean_failure(code, stdout, stderr, "out of memory", "7.28 TiB", "--workers")
+
+
+def test_columns_without_a_role_are_named_in_the_output(tmp_path, cli):
+    data = tmp_path / "d.csv"
+    data.write_text("age,zip,insurer,length_of_stay,d\n" + "".join(
+        f"{20 + i},{1000 + i % 3},ins{i % 2},{i % 9},{'ab'[i % 2]}\n" for i in range(20)
+    ))  # fmt: skip
+    code, stdout, stderr = cli(
+        ["anonymize", "--data", str(data), "--qi", "age,zip", "--sensitive", "d",
+         "--algorithm", "anatomy", "--l", "2", "--out", str(tmp_path / "rel")]
+    )  # fmt: skip
+    assert code == 0, stderr
+    flat = " ".join(stdout.split())
+    assert "not published" in flat and "insurer, length_of_stay" in flat

@@ -78,6 +78,10 @@ def test_report_renders_in_chromium(make_table, tmp_path, case):
     assert dom.returncode == 0, dom.stderr[-2000:]
     html = dom.stdout
     assert "<title>anonlab audit" in html and "pwned" not in html.split("</title>")[0]
+    # the banner comes first in the rendered body, above the title
+    body = html.split("<body", 1)[1]
+    banner = body.find("internal: contains record-level findings; do not publish")
+    assert 0 <= banner < body.find("<h1")
     plotted = sum(1 for f in result.findings if f.plot)
     assert html.count("<svg") == plotted
     if case == "everybody":

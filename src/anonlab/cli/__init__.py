@@ -336,6 +336,12 @@ def anonymize(
         f"{algorithm}: {release.table.n_rows:,} records in {release.n_groups:,} groups "
         f"({release.scheme}) in {elapsed:.3f} s -> {out_dir}"
     )
+    dropped_columns = release.table.dropped.get("columns") or []
+    if dropped_columns:
+        say(
+            f"not published (no role given; --qi or --sensitive to use them): "
+            f"{', '.join(map(str, dropped_columns))}"
+        )
     dropped_rows = release.table.dropped.get("rows_with_missing")
     if dropped_rows:
         say(f"dropped {dropped_rows:,} rows with missing values (recorded in the manifest)")
