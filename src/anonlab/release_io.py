@@ -129,15 +129,14 @@ def bucketized_frames(release: Release) -> tuple[pd.DataFrame, pd.DataFrame]:
     for a in table.schema.insensitive:
         cols[a] = table.column(a)
     qit = pd.DataFrame({k: v[order] for k, v in cols.items()})
-    hist = release.sensitive_histogram
+    # rows of the histogram in published-id order: nonzero() then yields (id, value) sorted
+    hist = release.sensitive_histogram[np.argsort(published_id)]
     g, v = np.nonzero(hist)
-    pub_g = published_id[g]
-    by = np.lexsort((v, pub_g))
     st = pd.DataFrame(
         {
-            group_name: pub_g[by],
-            release.sensitive: table.values[release.sensitive][v[by]],
-            free_name(COUNT_COLUMN, [release.sensitive, group_name]): hist[g[by], v[by]],
+            group_name: g,
+            release.sensitive: table.values[release.sensitive][v],
+            free_name(COUNT_COLUMN, [release.sensitive, group_name]): hist[g, v],
         }
     )
     return qit, st
@@ -365,7 +364,7 @@ def _check_records(frame: pd.DataFrame, manifest: dict, source: str) -> None:
     row_id = frame[_ROW_ID].to_numpy()
     group = frame[_GROUP].to_numpy()
     n_groups = manifest["groups"]
-    if len(row_id) and (row_id.min() < 0 or len(np.unique(row_id)) != len(row_id)):
+    if len(row_id) and (row_id.min() < 0 or not _distinct(row_id)):
         raise AnonlabError(
             f"{source}: input row ids must be distinct non-negative integers; the release is "
             "damaged"
@@ -375,11 +374,21 @@ def _check_records(frame: pd.DataFrame, manifest: dict, source: str) -> None:
             f"{source}: group ids must lie in 0..{n_groups - 1} (manifest groups = {n_groups}), "
             f"found {int(group.min())}..{int(group.max())}; the release is damaged"
         )
-    if len(np.unique(group)) != n_groups:
+    used = int(np.count_nonzero(np.bincount(group, minlength=n_groups)))
+    if used != n_groups:
         raise AnonlabError(
-            f"{source}: {len(np.unique(group)):,} groups are used but manifest.json says "
+            f"{source}: {used:,} groups are used but manifest.json says "
             f"groups = {n_groups:,}; the release is damaged"
         )
+
+
+def _distinct(ids: np.ndarray) -> bool:
+    """Whether non-negative integer ids are pairwise distinct (counting when the range is small,
+    as it is for input row ids; else a sort)."""
+    if int(ids.max()) < 4 * len(ids) + 1024:
+        return int(np.bincount(ids).max()) <= 1
+    ordered = np.sort(ids)
+    return bool(np.all(ordered[1:] != ordered[:-1]))
 
 
 def load_release(path: str | os.PathLike) -> Release:
