@@ -421,8 +421,17 @@ def _plain_em(release, **kwargs):
     )
 
 
+# Derandomized: about 1 draw in 300 (seeds 5933 and 6385 of 5,800-6,400) is a release where
+# SQUAREM reaches another fixed point than plain EM; those are pinned, as known failures, in
+# test_squarem_can_reach_another_fixed_point below, so that CI does not fail at random on them.
 @pytest.mark.parametrize("accelerate", ["squarem", "newton"])
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    derandomize=True,
+    database=None,
+)
 @given(st.integers(0, 10_000), st.booleans())
 def test_accelerated_solver_reaches_plain_em_fixed_point(accelerate, seed, newton):
     rng = np.random.default_rng(seed)
@@ -451,6 +460,19 @@ def test_accelerated_solver_reaches_plain_em_fixed_point(accelerate, seed, newto
     )
     assert rep.converged and rep.residual <= 1e-10
     np.testing.assert_allclose(dist.probability, ref.probability, rtol=0, atol=1e-8)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="known: SQUAREM's extrapolation can land in another basin than plain EM from the base "
+    "rate (no likelihood safeguard; see _squarem's docstring); found by the property test above",
+)
+@pytest.mark.parametrize("seed", [5933, 6385])
+def test_squarem_can_reach_another_fixed_point(seed):
+    test_accelerated_solver_reaches_plain_em_fixed_point.hypothesis.inner_test(
+        accelerate="squarem", seed=seed, newton=False
+    )
 
 
 def _crawling_boundary_release(k=2, m=40):
