@@ -123,17 +123,20 @@ def test_int_chunks_then_a_float_chunk(tmp_path):
         kw = dict(quasi_identifiers=["n", "c"], sensitive="s", numeric=numeric)
         assert_same(chunked(path, 2, **kw), whole(path, **kw))
     cat = chunked(path, 2, quasi_identifiers=["n", "c"], sensitive="s", numeric=[])
-    assert cat.values["c"].tolist() == ["3.0", "4.0"]
+    assert cat.values["c"].tolist() == ["3", "3.0", "4"]  # as categories: the file's text
     num = chunked(path, 2, quasi_identifiers=["n", "c"], sensitive="s")
     assert num.values["c"].dtype == np.int64 and num.values["n"].dtype == np.float64
 
 
-def test_text_in_a_later_chunk_makes_the_column_categorical(tmp_path):
+def test_text_in_a_later_chunk_is_an_error_unless_declared_text(tmp_path):
+    # issue 17: a stray word in a mostly numeric column no longer turns it categorical silently
     path = tmp_path / "d.csv"
     path.write_text("z,s\n10,x\n2.50,y\n10,x\n9,y\nabc,x\n")
     kw = dict(quasi_identifiers=["z"], sensitive="s")
-    got = chunked(path, 2, **kw)
-    assert_same(got, whole(path, **kw))
+    msg = same_error(path, 2, **kw)
+    assert "column 'z'" in msg and "row 5 holds 'abc'" in msg and "--types z=text" in msg
+    got = chunked(path, 2, types={"z": "text"}, **kw)
+    assert_same(got, whole(path, types={"z": "text"}, **kw))
     assert got.values["z"].tolist() == ["10", "2.50", "9", "abc"]  # the file's text, sorted
     # forced numeric: the error names the value, as on the whole file
     assert "'abc'" in same_error(path, 2, numeric=["z"], **kw)

@@ -3,10 +3,19 @@
 Roles follow ARX's ``AttributeType``: a *quasi-identifier* can be linked to outside data and is
 generalized or bucketized; the *sensitive* attribute is what must not be inferred; an
 *insensitive* attribute is published unchanged; an *identifier* is removed before anything else.
+
+Types (issue 17, item 1) say how a column's cells are read; :class:`ColumnType` lists them.
+``integer`` and ``decimal`` columns are of :class:`Kind` ``numeric`` (ordered by value); ``text``
+and ``categorical`` columns are of kind ``categorical`` (labels exactly as written, leading zeros
+kept, ordered by label or by their hierarchy). ``text`` and ``categorical`` are encoded alike;
+``categorical`` says the values are a closed set of categories (a pandas ``category`` column,
+whose order is kept when it is ordered). How a type is inferred when none is declared:
+:mod:`anonlab.table`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -24,6 +33,48 @@ class Role(StrEnum):
 class Kind(StrEnum):
     NUMERIC = "numeric"
     CATEGORICAL = "categorical"
+
+
+class ColumnType(StrEnum):
+    """How a column's cells are read (``--types col=TYPE``, ``types={col: TYPE}``)."""
+
+    TEXT = "text"
+    INTEGER = "integer"
+    DECIMAL = "decimal"
+    CATEGORICAL = "categorical"
+
+    @property
+    def kind(self) -> Kind:
+        """The kind the type is encoded as: numeric for integer and decimal."""
+        numeric = self in (ColumnType.INTEGER, ColumnType.DECIMAL)
+        return Kind.NUMERIC if numeric else Kind.CATEGORICAL
+
+
+def parse_column_types(types: object, option: str = "types") -> dict[str, ColumnType]:
+    """``{"zip": "text", "age": "integer"}`` (or None) as ColumnTypes, or an error naming the
+    entry and the valid types.
+
+    Raises
+    ------
+    AnonlabError
+        If ``types`` is not a mapping of column names to one of :class:`ColumnType`'s values.
+    """
+    if types is None:
+        return {}
+    valid = ", ".join(t.value for t in ColumnType)
+    if not isinstance(types, Mapping):
+        raise AnonlabError(
+            f"{option} must map column names to a type ({valid}), got {type(types).__name__}"
+        )
+    out: dict[str, ColumnType] = {}
+    for name, value in types.items():
+        try:
+            out[str(name)] = ColumnType(str(value).strip().lower())
+        except ValueError:
+            raise AnonlabError(
+                f"{option}: column {str(name)!r} has type {value!r}; a type is one of {valid}"
+            ) from None
+    return out
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,16 @@ Reading a file: :meth:`Table.from_csv` and :meth:`Table.from_parquet` read ``chu
 at a time (only the kept columns) and give exactly the table of
 ``Table.from_frame(read_frame(path))``, at about 77 bytes per record above the interpreter
 instead of about 350 for CSV and 400 for Parquet (census-kdd-workers, 10M records, 8 columns),
-and 2-5 times faster.
+and 2-5 times faster (measured before issue 17; see below).
+
+Types (issue 17, item 1): a CSV is read as text and each column's type (integer, decimal, text,
+categorical: :class:`~anonlab.schema.ColumnType`) is decided on its distinct values by
+:func:`_decide`, the same way for the whole file and for the chunks, or declared (``types=``).
+Nothing is coerced silently: leading zeros keep a column text, a stray word in a numeric column
+or an infinite number is an error naming the column, row and value, and every decision is kept
+in :attr:`Table.types`. Reading every cell as text costs time: on this 2-core machine a 1M-row,
+6-column CSV took about 2.4 s through :meth:`Table.from_csv` against about 1.2 s when pandas
+parsed the numbers (both noisy, shared machine; the 10M-row figures above predate it).
 """
 
 from __future__ import annotations
@@ -37,7 +46,7 @@ from anonlab.errors import AnonlabError
 from anonlab.formula_guard import unguard_frame, unguard_names
 from anonlab.hierarchy import Hierarchy
 from anonlab.hierarchy import _leaf_label as _label
-from anonlab.schema import Attribute, Kind, Role, Schema
+from anonlab.schema import Attribute, ColumnType, Kind, Role, Schema, parse_column_types
 
 #: Column names anonlab uses for itself in a release's publisher records file
 #: (``publisher/records.parquet``, see :mod:`anonlab.release_io`): the input row id, the group
@@ -78,7 +87,12 @@ class Table:
     row_id : ndarray of shape (n_rows,), dtype=int64
         The record's row number in the input (ground truth; never published).
     dropped : dict
-        What loading removed and why (rows with missing values, unused columns).
+        What loading removed and why: ``columns`` (given no role), ``identifiers`` (dropped as
+        direct identifiers), ``rows_with_missing``.
+    types : dict of str to dict
+        How each column's type was decided: ``{"type": "text", "how": "inferred", "note":
+        "leading zeros kept, e.g. '01656'"}`` (``how``: ``inferred`` or ``declared``); empty for
+        a table built from codes. :meth:`type_lines` words it.
     """
 
     def __init__(
@@ -88,6 +102,7 @@ class Table:
         values: Mapping[str, np.ndarray],
         row_id: np.ndarray | None = None,
         dropped: Mapping | None = None,
+        types: Mapping[str, Mapping] | None = None,
     ) -> None:
         self.schema = schema
         self.codes = {a.name: np.asarray(codes[a.name], dtype=np.int32) for a in schema.attributes}
@@ -100,6 +115,7 @@ class Table:
             np.arange(self.n_rows, dtype=np.int64) if row_id is None else np.asarray(row_id)
         )
         self.dropped = dict(dropped or {})
+        self.types = {k: dict(v) for k, v in (types or {}).items()}
         self._leaf_cache: dict[str, np.ndarray] = {}
 
     # ------------------------------------------------------------------ access
@@ -175,6 +191,7 @@ class Table:
             self.values,
             self.row_id[rows],
             self.dropped,
+            self.types,
         )
 
     def resample(self, n_rows: int, seed: int = 0) -> Table:
@@ -212,7 +229,22 @@ class Table:
             self.values,
             np.arange(int(n_rows), dtype=np.int64),
             self.dropped,
+            self.types,
         )
+
+    def type_lines(self) -> list[str]:
+        """One line per column saying its type and how it was decided, e.g.
+        ``zip: text (inferred: leading zeros kept, e.g. '01656')``, ``age: integer (inferred)``,
+        ``sex: categorical (declared)``; the columns in schema order."""
+        lines = []
+        for a in self.schema.attributes:
+            t = self.types.get(a.name)
+            if t is None:
+                continue
+            how = t.get("how", "")
+            note = t.get("note") or ""
+            lines.append(f"{a.name}: {t['type']} ({how}{': ' + note if note else ''})")
+        return lines
 
     def to_frame(self) -> pd.DataFrame:
         """The decoded table as a DataFrame (columns in schema order)."""
@@ -232,7 +264,7 @@ class Table:
         keep_ins = [
             a for a in self.schema.insensitive if a not in quasi_identifiers and a != sensitive
         ]
-        return Table.from_frame(
+        table = Table.from_frame(
             df,
             quasi_identifiers=quasi_identifiers,
             sensitive=sensitive,
@@ -240,6 +272,8 @@ class Table:
             numeric=[k for k, v in kinds.items() if v is Kind.NUMERIC],
             hierarchies=hier,
         )
+        table.types = {k: dict(v) for k, v in self.types.items() if k in table.schema}
+        return table
 
     # ------------------------------------------------------------------ builders
     @classmethod
@@ -254,6 +288,8 @@ class Table:
         numeric: Iterable[str] | None = None,
         hierarchies: Mapping[str, Hierarchy] | None = None,
         drop_missing: bool = False,
+        types: Mapping[str, str] | None = None,
+        unassigned: str = "drop",
     ) -> Table:
         """Encode a DataFrame.
 
@@ -265,18 +301,35 @@ class Table:
         sensitive : str, optional
             The column whose value must not be inferred.
         insensitive : sequence of str
-            Columns published unchanged. Columns given no role are not kept; their names are
-            recorded in ``dropped["columns"]``.
+            Columns published unchanged (beside the generalized or bucketized ones).
         identifiers : sequence of str
-            Columns to remove (named so they are not reported as unused).
+            Direct identifiers: removed, never published; named in ``dropped["identifiers"]``.
         numeric : iterable of str, optional
-            Columns to treat as numeric; default: the columns with a numeric dtype.
+            Legacy: columns to read as numbers (integer or decimal, as their values are); the
+            other kept columns are then categorical. Default: each column's type is inferred
+            (see ``types``).
         hierarchies : mapping of str to Hierarchy, optional
             Generalization hierarchies; every value of the column must be a leaf.
         drop_missing : bool
             If False (default), a missing value in a kept column raises an error that says how
             many there are and where. If True, those rows are removed and counted in
             ``dropped["rows_with_missing"]``.
+        types : mapping of str to str, optional
+            Declared types, ``{"zip": "text", "age": "integer"}`` (text, integer, decimal,
+            categorical; :class:`~anonlab.schema.ColumnType`), overriding inference and
+            ``numeric``. A declared integer or decimal column holding a value that is not a
+            (finite, for integer whole) number is an error naming the column, row and value.
+            A column not declared is inferred from its values (:func:`_decide`): numbers are
+            integer or decimal, text with a leading zero (``01656``) stays text, a mostly
+            numeric column with a stray word (``thirty``) or any infinite value (``inf``,
+            ``1e400``) is an error. Each decision is in :attr:`types`.
+        unassigned : {"drop", "error"}
+            What happens to a column given no role: ``"drop"`` (default) leaves it out and
+            names it in ``dropped["columns"]``; ``"error"`` refuses the data, listing every such
+            column.
+
+        Rows in error messages are numbered from 1, the first data row (a CSV's header is
+        not counted), as in the missing-value messages.
         """
         if not isinstance(frame, pd.DataFrame):
             raise AnonlabError(f"expected a pandas DataFrame, got {type(frame).__name__}")
@@ -287,8 +340,15 @@ class Table:
         check_unique_columns(columns, "the DataFrame")
         frame = frame.set_axis(columns, axis=1)
         kept = _check_roles(
-            columns, quasi_identifiers, sensitive, insensitive, identifiers, hierarchies
+            columns,
+            quasi_identifiers,
+            sensitive,
+            insensitive,
+            identifiers,
+            hierarchies,
+            unassigned,
         )
+        declared = _declared_types(kept, columns, numeric, types)
         if len(frame) == 0:
             raise AnonlabError(_EMPTY)
         sub = frame[kept]
@@ -296,7 +356,7 @@ class Table:
         # Missing values: count, locate, then refuse or drop.
         missing = _missing_mask(sub)
         row_id = np.arange(len(frame), dtype=np.int64)
-        dropped: dict = {"columns": [c for c in columns if c not in kept and c not in identifiers]}
+        dropped = _dropped_columns(columns, kept, identifiers)
         if missing.to_numpy().any():
             per_col = missing.sum()
             bad = {c: int(v) for c, v in per_col.items() if v}
@@ -311,24 +371,21 @@ class Table:
             if len(sub) == 0:
                 raise AnonlabError(_ALL_MISSING)
 
-        numeric_set = (
-            {c for c in kept if pd.api.types.is_numeric_dtype(sub[c])}
-            if numeric is None
-            else set(numeric) & set(kept)
-        )
-        attributes, codes, values = [], {}, {}
+        attributes, codes, values, decisions = [], {}, {}, {}
         for name in kept:
-            kind = Kind.NUMERIC if name in numeric_set else Kind.CATEGORICAL
             hier = hierarchies.get(name)
-            codes[name], values[name] = _encode(sub[name], name, kind, hier)
+            codes[name], values[name], decisions[name] = _encode(
+                sub[name], name, declared[name], hier, row_id
+            )
+            kind = ColumnType(decisions[name]["type"]).kind
             attributes.append(
                 Attribute(name, _role(name, quasi_identifiers, sensitive), kind, hier)
             )
-        return cls._assemble(attributes, codes, values, row_id, dropped)
+        return cls._assemble(attributes, codes, values, row_id, dropped, decisions)
 
     @classmethod
-    def _assemble(cls, attributes, codes, values, row_id, dropped) -> Table:
-        table = cls(Schema(tuple(attributes)), codes, values, row_id, dropped)
+    def _assemble(cls, attributes, codes, values, row_id, dropped, types=None) -> Table:
+        table = cls(Schema(tuple(attributes)), codes, values, row_id, dropped, types)
         for a in attributes:  # every value must be a leaf of its hierarchy
             if a.hierarchy is not None:
                 table.leaf_codes(a.name)
@@ -358,12 +415,9 @@ class Table:
         check_field_counts(path, sep, len(header))
         options = _csv_options(sep, header)
 
-        def chunks(kept: list[str], text: tuple[str, ...]):
+        def chunks(kept: list[str]):  # every cell as text: the types are decided on it
             positions = sorted(header.index(c) for c in kept)
-            dtype = {c: str for c in text}
-            reader = pd.read_csv(
-                path, usecols=positions, chunksize=chunk_rows, dtype=dtype or None, **options
-            )
+            reader = pd.read_csv(path, usecols=positions, chunksize=chunk_rows, **options)
             with reader:
                 for chunk in reader:
                     yield unguard_frame(chunk[kept], columns=False)  # names: header's
@@ -396,7 +450,7 @@ class Table:
         header = [str(c) for c in schema.names if c not in index_columns]
         check_unique_columns(header, repr(str(path)))
 
-        def chunks(kept: list[str], text: tuple[str, ...]):  # a column's type is fixed here
+        def chunks(kept: list[str]):  # a column's type is fixed here
             # The file's own schema (with its pandas metadata) so that each batch converts to
             # the dtypes pandas.read_parquet gives the whole file (e.g. nullable Int64).
             sub = pa.schema([schema.field(c) for c in kept], metadata=schema.metadata)
@@ -414,9 +468,14 @@ class Table:
         quasi_identifiers: Sequence[str] | None = None,
         sensitive: str | None = None,
         insensitive: Sequence[str] = (),
+        identifiers: Sequence[str] = (),
         hierarchy_set: str | None = None,
     ) -> Table:
-        """A bundled dataset (see ``anonlab datasets``); default roles from its catalog entry."""
+        """A bundled dataset (see ``anonlab datasets``); default roles from its catalog entry.
+
+        Its columns' types are the catalog's (``numeric``); ``identifiers`` are dropped and
+        named in ``dropped["identifiers"]``; the other unused columns are not reported (a
+        bundled dataset's unused columns are not dropped data)."""
         from anonlab import datasets
 
         info = datasets.info(name)
@@ -431,6 +490,7 @@ class Table:
             quasi_identifiers=qi,
             sensitive=sens,
             insensitive=insensitive,
+            identifiers=identifiers,
             numeric=info.numeric,
             hierarchies={k: v for k, v in hierarchies.items() if k in frame.columns},
         )
@@ -443,6 +503,12 @@ def read_frame(path: str | os.PathLike, sep: str = ",") -> pd.DataFrame:
 
     Holds the whole file in pandas (about 350 bytes per row of census-kdd-workers as CSV);
     :meth:`Table.from_csv` and :meth:`Table.from_parquet` read in chunks instead.
+
+    A CSV's cells are read as **text** (pandas' ``str`` dtype; missing-value markers as NaN):
+    pandas' own guess would turn ``01656`` into 1656 and ``1e400`` into ``inf`` before anyone
+    could see it. :meth:`Table.from_frame` decides each column's type on that text (integer,
+    decimal or text; see its ``types`` parameter). A Parquet file's columns keep their stored
+    types.
 
     Checks made on every file (and by the chunked readers, with the same messages):
 
@@ -498,6 +564,7 @@ def _csv_options(sep: str, header: list[str]) -> dict:
         "skipinitialspace": True,
         "keep_default_na": False,
         "na_values": list(MISSING_MARKERS),
+        "dtype": str,  # the file's text: types are decided by Table, never by pandas' guess
     }
 
 
@@ -577,7 +644,10 @@ def check_field_counts(path: str | os.PathLike, sep: str, n_columns: int) -> Non
     hook = sys.unraisablehook
     sys.unraisablehook = lambda _: flagged.append(1)
     try:
-        reader = pacsv.open_csv(
+        # read_csv, not the streaming open_csv: a streaming reader's read-ahead thread still
+        # alive at interpreter exit aborted the process ("terminate called without an active
+        # exception", exit 134) on about 1 error exit in 15.
+        pacsv.read_csv(
             path,
             read_options=pacsv.ReadOptions(skip_rows=1, column_names=names, use_threads=False),
             parse_options=pacsv.ParseOptions(
@@ -587,9 +657,6 @@ def check_field_counts(path: str | os.PathLike, sep: str, n_columns: int) -> Non
                 include_columns=["c0"], column_types={"c0": pa.string()}, check_utf8=False
             ),
         )
-        for _ in reader:
-            if flagged:
-                break
     except (pa.ArrowException, ValueError, OSError):
         flagged.append(1)  # let the exact scan decide (or pandas report what is wrong)
     finally:
@@ -629,27 +696,328 @@ def _first_long_row(path: Path, sep: str, n_columns: int) -> None:
         csv.field_size_limit(limit)
 
 
-def _encode(
-    col: pd.Series, name: str, kind: Kind, hierarchy: Hierarchy | None
-) -> tuple[np.ndarray, np.ndarray]:
-    if kind is Kind.NUMERIC:
-        try:
-            arr = pd.to_numeric(col, errors="raise").to_numpy()
-        except (ValueError, TypeError):
-            bad = col[pd.to_numeric(col, errors="coerce").isna()].iloc[0]
-            raise AnonlabError(_not_numeric(name, bad)) from None
-        values, codes = np.unique(_integral(arr), return_inverse=True)
-        return codes.astype(np.int32), values
-    arr = col.astype(str).str.strip().to_numpy(dtype=object)
-    codes, uniques = pd.factorize(arr, sort=False)
-    rank, values = _categorical_order(np.asarray(uniques, dtype=object), name, hierarchy)
-    return rank[codes].astype(np.int32), values
+# ---------------------------------------------------------------------------------------------
+# Types: how a column's cells are read (issue 17, item 1)
+# ---------------------------------------------------------------------------------------------
+
+#: A cell with a leading zero (``01656``, ``007``, ``-01``; not ``0`` or ``0.5``): a code.
+_LEADING_ZERO = r"^[+-]?0[0-9]"
+#: Integers are exact in float64 below this magnitude (cells are parsed through float64).
+_EXACT = 2**53
+
+#: What a caller declared for a column: a :class:`ColumnType`, or ``"number"`` (the legacy
+#: ``numeric=`` keyword: integer or decimal, whichever the values are).
+Declared = ColumnType | str | None
 
 
-def _not_numeric(name: str, bad: object) -> str:
+def _declared_types(
+    kept: Sequence[str],
+    columns: Sequence[str],
+    numeric: Iterable[str] | None,
+    types: Mapping[str, object] | None,
+) -> dict[str, Declared]:
+    """The declared type of every kept column (None: infer it). ``types`` wins over
+    ``numeric``; with ``numeric`` given, the kept columns it does not name are categorical."""
+    parsed = parse_column_types(types)
+    for name in parsed:
+        if name not in columns:
+            raise AnonlabError(
+                f"a type is given for unknown column {name!r}; the data has columns {columns}"
+            )
+    numeric_set = None if numeric is None else {str(c) for c in numeric}
+    out: dict[str, Declared] = {}
+    for name in kept:
+        if name in parsed:
+            out[name] = parsed[name]
+        elif numeric_set is not None:
+            out[name] = "number" if name in numeric_set else ColumnType.CATEGORICAL
+        else:
+            out[name] = None
+    return out
+
+
+def _show(value: object) -> str:
+    """A cell as the user wrote it, quoted (``'thirty'``, ``'inf'``), for messages."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    return repr(value if isinstance(value, str) else str(value))
+
+
+def _prepare(col: pd.Series) -> tuple[object, str, list[str] | None]:
+    """A column (or chunk) as numbers or as labels, before its type is decided.
+
+    Returns ``(data, source, order)``: ``source`` is ``"number"`` (``data`` a numpy array; any
+    numeric dtype but bool, nullable and pyarrow-backed ones included), ``"datetime"`` (ISO
+    8601 text: ``2020-01-31``, or ``2020-01-31T08:15:00`` where some time is not midnight),
+    ``"category"`` (its labels; ``order`` lists the categories of an *ordered* categorical),
+    ``"bool"`` (``True``/``False``) or ``"text"`` (every other column, stripped of blanks).
+    Missing values must have been removed or masked by the caller.
+    """
+    dtype = col.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        order = None
+        if dtype.ordered:
+            order = [str(c).strip() for c in dtype.categories]
+        return _stripped(col.astype(object)), "category", order
+    if pd.api.types.is_bool_dtype(dtype):
+        return col.astype(object).astype(str), "bool", None
+    if pd.api.types.is_datetime64_any_dtype(dtype) or _is_arrow_temporal(dtype):
+        stamps = pd.to_datetime(col)
+        if stamps.dt.tz is not None:
+            text = stamps.dt.strftime("%Y-%m-%dT%H:%M:%S%z")
+        elif bool((stamps.dropna() == stamps.dropna().dt.normalize()).all()):
+            text = stamps.dt.strftime("%Y-%m-%d")
+        else:
+            text = stamps.dt.strftime("%Y-%m-%dT%H:%M:%S")
+        return text.astype(object), "datetime", None
+    if pd.api.types.is_numeric_dtype(dtype):
+        floating = pd.api.types.is_float_dtype(dtype)
+        if isinstance(dtype, np.dtype):
+            return col.to_numpy(), "number", None
+        return col.to_numpy(dtype=np.float64 if floating else np.int64), "number", None
+    return _stripped(col), "text", None
+
+
+def _plain_text(dtype: object) -> bool:
+    """Whether :func:`_prepare` reads a column of this dtype as plain text."""
+    return not (
+        isinstance(dtype, pd.CategoricalDtype)
+        or pd.api.types.is_bool_dtype(dtype)
+        or pd.api.types.is_datetime64_any_dtype(dtype)
+        or _is_arrow_temporal(dtype)
+        or pd.api.types.is_numeric_dtype(dtype)
+    )
+
+
+def _is_arrow_temporal(dtype: object) -> bool:
+    if not isinstance(dtype, pd.ArrowDtype):
+        return False
+    import pyarrow as pa
+
+    return pa.types.is_timestamp(dtype.pyarrow_dtype) or pa.types.is_date(dtype.pyarrow_dtype)
+
+
+_SOURCE_NOTES = {
+    "datetime": "pandas datetime, as ISO 8601 text",
+    "category": "pandas category",
+    "bool": "pandas bool",
+}
+
+
+def _type_hint(name: str, to: str = "text") -> str:
+    return f"--types {name}={to}, or types={{{name!r}: {to!r}}} in Python"
+
+
+def _decide(
+    name: str,
+    keys: np.ndarray,
+    source: str,
+    declared: Declared,
+    locate,
+    counts,
+) -> tuple[ColumnType, str, str, np.ndarray | None]:
+    """The type of one column from its distinct values ``keys`` (numbers or labels).
+
+    ``locate(mask)`` gives ``(row, key)`` of the first row (1-based) holding a key where
+    ``mask`` (over ``keys``) is True; ``counts()`` the rows per key. Returns ``(type, how,
+    note, numbers)``: ``numbers`` the value of each key for integer and decimal, else None.
+
+    The rule when nothing is declared (numbers and labels alike are judged on their text):
+
+    * every value a number, none with a leading zero: ``integer`` if all are whole and below
+      2**53 in magnitude, else ``decimal``; an infinite value (``inf``, ``-inf``, ``1e400``) is
+      an error naming the column, row and value;
+    * every value a number but some with a leading zero (``01656``): ``text``, so the zeros are
+      kept (zip codes, ICD or other fixed-width codes);
+    * whole numbers beyond 2**53 in magnitude: ``text`` (a float64 does not hold them
+      exactly: card or account numbers);
+    * some values numbers and some not: an error naming the first row that is not a number
+      when at least half of the rows are numbers (a stray ``thirty`` among ages), else
+      ``text`` with a note;
+    * no value a number: ``text``; a pandas ``category`` or ``bool`` column is ``categorical``
+      and a datetime column ``text`` (ISO 8601), each with a note.
+    """
+    if source == "number" and declared not in (ColumnType.TEXT, ColumnType.CATEGORICAL):
+        return _decide_numbers(name, keys, declared, locate)
+    if source == "number":  # declared text/categorical: the numbers' text
+        return declared, "declared", "", None
+    if declared in (ColumnType.TEXT, ColumnType.CATEGORICAL):
+        return declared, "declared", "", None
+    numbers = pd.to_numeric(pd.Series(keys, dtype=object), errors="coerce").to_numpy(
+        dtype=np.float64
+    )
+    parsed = ~np.isnan(numbers)
+    finite = np.isfinite(numbers)
+    whole = finite & (np.mod(np.where(finite, numbers, 0), 1) == 0)
+    exact = whole & (np.abs(np.where(finite, numbers, 0)) < _EXACT)
+    if declared is not None:  # integer, decimal or number
+        bad = ~finite
+        if bad.any():
+            row, key = locate(bad)
+            raise AnonlabError(_not_numeric(name, keys[key], row, parsed[key]))
+        if declared == ColumnType.INTEGER and not exact.all():
+            row, key = locate(~exact)
+            raise AnonlabError(
+                f"column {name!r} is declared integer but row {row} holds {_show(keys[key])}, "
+                f"which is not a whole number below 2**53 in magnitude; declare it decimal "
+                f"({_type_hint(name, 'decimal')}) or fix the value"
+            )
+        if declared == ColumnType.INTEGER or (declared == "number" and exact.all()):
+            return ColumnType.INTEGER, "declared", "", numbers.astype(np.int64)
+        return ColumnType.DECIMAL, "declared", "", numbers
+    if source != "text":
+        kind = ColumnType.TEXT if source == "datetime" else ColumnType.CATEGORICAL
+        return kind, "inferred", _SOURCE_NOTES[source], None
+    if not parsed.any():
+        return ColumnType.TEXT, "inferred", "", None
+    if parsed.all():
+        zeros = _leading_zeros(keys)
+        if zeros.any():
+            _, key = locate(zeros)
+            return ColumnType.TEXT, "inferred", f"leading zeros kept, e.g. {_show(keys[key])}", None
+        if not finite.all():
+            row, key = locate(~finite)
+            raise AnonlabError(_not_finite(name, keys[key], row))
+        if exact.all():
+            return ColumnType.INTEGER, "inferred", "", numbers.astype(np.int64)
+        if whole.all():
+            note = "whole numbers beyond 2**53 (not exact as numbers), kept as text"
+            return ColumnType.TEXT, "inferred", note, None
+        return ColumnType.DECIMAL, "inferred", "", numbers
+    rows = counts()
+    numeric_rows = int(rows[parsed].sum())
+    total = int(rows.sum())
+    if 2 * numeric_rows >= total:
+        row, key = locate(~parsed)
+        raise AnonlabError(
+            f"column {name!r} looks numeric ({numeric_rows:,} of {total:,} values are numbers) "
+            f"but row {row} holds {_show(keys[key])}, which is not a number; fix or blank that "
+            f"value, or declare the column text to read every value as written "
+            f"({_type_hint(name)})"
+        )
+    _, key = locate(parsed)
     return (
-        f"column {name!r} is numeric but holds the value {bad!r}; mark it categorical or fix "
-        "the value"
+        ColumnType.TEXT,
+        "inferred",
+        f"{numeric_rows:,} of {total:,} values look like numbers (e.g. {_show(keys[key])}); "
+        "all read as text",
+        None,
+    )
+
+
+def _leading_zeros(labels: np.ndarray) -> np.ndarray:
+    """Which labels have a leading zero (:data:`_LEADING_ZERO`), by pyarrow's regex kernel."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    found = pc.match_substring_regex(pa.array(labels, type=pa.string()), _LEADING_ZERO)
+    return found.to_numpy(zero_copy_only=False).astype(bool)
+
+
+def _decide_numbers(
+    name: str, keys: np.ndarray, declared: Declared, locate
+) -> tuple[ColumnType, str, str, np.ndarray]:
+    """:func:`_decide` for a column with a numeric dtype (a DataFrame's or a Parquet file's)."""
+    how = "inferred" if declared is None else "declared"
+    note = "" if declared is not None else f"dtype {keys.dtype}"
+    if np.issubdtype(keys.dtype, np.floating):
+        finite = np.isfinite(keys)
+        if not finite.all():
+            row, key = locate(~finite)
+            raise AnonlabError(_not_finite(name, keys[key], row))
+        exact = (np.mod(keys, 1) == 0) & (np.abs(keys) < _EXACT)
+    else:
+        exact = np.ones(len(keys), dtype=bool)
+    if declared == ColumnType.INTEGER and not exact.all():
+        row, key = locate(~exact)
+        raise AnonlabError(
+            f"column {name!r} is declared integer but row {row} holds {_show(keys[key])}, "
+            f"which is not a whole number below 2**53 in magnitude; declare it decimal "
+            f"({_type_hint(name, 'decimal')}) or fix the value"
+        )
+    if declared == ColumnType.DECIMAL:
+        return ColumnType.DECIMAL, how, note, keys.astype(np.float64)
+    values = _integral(keys)
+    integer = declared == ColumnType.INTEGER or not np.issubdtype(values.dtype, np.floating)
+    if declared == ColumnType.INTEGER:
+        values = values.astype(np.int64)
+    return (ColumnType.INTEGER if integer else ColumnType.DECIMAL), how, note, values
+
+
+def _encode_keys(
+    name: str,
+    keys: np.ndarray,
+    source: str,
+    order: list[str] | None,
+    declared: Declared,
+    hierarchy: Hierarchy | None,
+    locate,
+    counts,
+) -> tuple[np.ndarray, np.ndarray, dict]:
+    """Decide the type of a column from its distinct values and encode them: the code of each
+    key (int32), the domain in code order, and the decision (``Table.types``' entry)."""
+    kind, how, note, numbers = _decide(name, keys, source, declared, locate, counts)
+    decision = {"type": kind.value, "how": how, "note": note}
+    if numbers is not None:
+        values, rank = np.unique(numbers, return_inverse=True)
+        return rank.astype(np.int32), values, decision
+    if source == "number":  # declared text or categorical: the numbers as pandas writes them
+        labels = pd.Series(keys).astype(str).to_numpy(dtype=object)
+    else:
+        labels = keys
+    label_code, uniques = pd.factorize(labels, sort=False)
+    uniques = np.asarray(uniques, dtype=object)
+    if order is not None and hierarchy is None:  # an ordered pandas categorical
+        position = {c: i for i, c in enumerate(order)}
+        by = np.argsort([position.get(u, len(order)) for u in uniques.tolist()], kind="stable")
+        rank = np.empty_like(by)
+        rank[by] = np.arange(len(by))
+        values = uniques[by]
+        decision["note"] = "pandas category, ordered (its order kept)"
+    else:
+        rank, values = _categorical_order(uniques, name, hierarchy)
+    return rank[label_code].astype(np.int32), values, decision
+
+
+def _encode(
+    col: pd.Series,
+    name: str,
+    declared: Declared,
+    hierarchy: Hierarchy | None,
+    row_id: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, dict]:
+    """One whole column (no missing value left): codes, domain and type decision."""
+    data, source, order = _prepare(col)
+    codes, keys = pd.factorize(data, sort=False)
+    keys = np.asarray(keys) if source == "number" else np.asarray(keys, dtype=object)
+
+    def locate(mask: np.ndarray) -> tuple[int, int]:
+        first = int(np.flatnonzero(mask[codes])[0])
+        return int(row_id[first]) + 1, int(codes[first])
+
+    def counts() -> np.ndarray:
+        return np.bincount(codes, minlength=len(keys))
+
+    rank, values, decision = _encode_keys(
+        name, keys, source, order, declared, hierarchy, locate, counts
+    )
+    return rank[codes].astype(np.int32), values, decision
+
+
+def _not_numeric(name: str, bad: object, row: int, parsed: bool = False) -> str:
+    if parsed:  # a number, but not a finite one
+        return _not_finite(name, bad, row)
+    return (
+        f"column {name!r} is numeric but holds the value {_show(bad)} (row {row}), which is not "
+        f"a number; fix the value, or declare the column text or categorical ({_type_hint(name)})"
+    )
+
+
+def _not_finite(name: str, bad: object, row: int) -> str:
+    return (
+        f"column {name!r}: row {row} holds {_show(bad)}, which is not a finite number (infinite, "
+        "or beyond a float's range of about ±1.8e308); fix that value, or declare the column "
+        f"text ({_type_hint(name)})"
     )
 
 
@@ -701,6 +1069,16 @@ def _check_chunk_rows(chunk_rows: object) -> int:
     return int(chunk_rows)
 
 
+#: The CLI option of each role, for messages.
+ROLE_OPTIONS = {
+    "quasi-identifier": "--qi",
+    "sensitive": "--sensitive",
+    "insensitive": "--insensitive",
+    "identifier": "--identifiers",
+}
+UNASSIGNED_CHOICES = ("drop", "error")
+
+
 def _check_roles(
     columns: list[str],
     quasi_identifiers: list[str],
@@ -708,22 +1086,42 @@ def _check_roles(
     insensitive: list[str],
     identifiers: Sequence[str],
     hierarchies: Mapping[str, Hierarchy],
+    unassigned: str = "drop",
 ) -> list[str]:
-    """Validate the roles against the columns; return the kept columns in role order."""
+    """Validate the roles against the columns; return the kept columns in role order.
+
+    Every column named must exist; a column named under two roles (or twice under one) is an
+    error naming it and both roles; with ``unassigned="error"`` every column given no role is
+    listed in one error with the options that give one.
+    """
+    if unassigned not in UNASSIGNED_CHOICES:
+        raise AnonlabError(
+            f"unassigned must be one of {', '.join(UNASSIGNED_CHOICES)}, got {unassigned!r}"
+        )
     if not quasi_identifiers:
         raise AnonlabError("no quasi-identifier given; name at least one (--qi a,b,c)")
-    wanted = (
-        quasi_identifiers + ([sensitive] if sensitive else []) + insensitive + list(identifiers)
+    named = (
+        [(q, "quasi-identifier") for q in quasi_identifiers]
+        + ([(sensitive, "sensitive")] if sensitive else [])
+        + [(c, "insensitive") for c in insensitive]
+        + [(c, "identifier") for c in identifiers]
     )
-    for name in wanted:
+    for name, _ in named:
         if name not in columns:
             raise AnonlabError(f"unknown column {name!r}; the data has columns {columns}")
-    for name in set(wanted):
-        if wanted.count(name) > 1:
-            raise AnonlabError(
-                f"column {name!r} is given more than one role (e.g. both quasi-identifier and "
-                "sensitive); give each column one role"
+    roles: dict[str, str] = {}
+    for name, role in named:
+        if name in roles:
+            first = roles[name]
+            both = (
+                f"twice as {role} ({ROLE_OPTIONS[role]})"
+                if first == role
+                else f"two roles: {first} ({ROLE_OPTIONS[first]}) and {role} ({ROLE_OPTIONS[role]})"
             )
+            raise AnonlabError(
+                f"column {name!r} is given more than one role ({both}); give each column one role"
+            )
+        roles[name] = role
     for name in hierarchies:
         if name not in columns:
             raise AnonlabError(f"hierarchy given for unknown column {name!r}")
@@ -734,7 +1132,30 @@ def _check_roles(
                 f"column {name!r} has a name anonlab keeps for its own columns "
                 f"({', '.join(RESERVED_COLUMNS)}); rename the column in the data"
             )
-    return quasi_identifiers + ([sensitive] if sensitive else []) + insensitive
+    if unassigned == "error":
+        left = [c for c in columns if c not in roles]
+        if left:
+            raise AnonlabError(unassigned_message(left))
+    return kept
+
+
+def unassigned_message(columns: Sequence[str]) -> str:
+    """The error for columns given no role under ``--unassigned error``."""
+    return (
+        f"{len(columns)} column(s) have no role: {', '.join(columns)}. Give each one: "
+        "--qi (quasi-identifier), --sensitive, --insensitive (published as it is) or "
+        "--identifiers (dropped, never published); or --unassigned drop to leave them out "
+        "of the release"
+    )
+
+
+def _dropped_columns(columns: Sequence[str], kept: Sequence[str], identifiers: Sequence[str]):
+    """``Table.dropped``'s columns: those given no role, and (if any) the identifiers."""
+    ids = set(identifiers)
+    dropped: dict = {"columns": [c for c in columns if c not in kept and c not in ids]}
+    if ids:
+        dropped["identifiers"] = [c for c in columns if c in ids]
+    return dropped
 
 
 def _role(name: str, quasi_identifiers: Sequence[str], sensitive: str | None) -> Role:
@@ -790,32 +1211,40 @@ def _smallest_code_dtype(n_values: int) -> type[np.unsignedinteger]:
 class _ChunkedColumn:
     """One column being read chunk by chunk.
 
-    Each chunk's raw values are factorized and their distinct values looked up in (or appended
-    to) a growing dictionary of *keys*, in first-appearance order over the file; the chunk is
-    stored as provisional codes (indices into that dictionary) in the smallest unsigned dtype.
-    A key is the value as pandas parsed it in its chunk: a number where the chunk's column is
-    numeric, else the label stripped of blanks. The kind of the column and the final domain are
-    decided once the whole file is seen (:meth:`finish`), exactly as :func:`_encode` decides
-    them on the whole column.
+    Each chunk (as :func:`_prepare` gives it: numbers, or labels stripped of blanks) is
+    factorized and its distinct values looked up in (or appended to) a growing dictionary of
+    *keys*, in first-appearance order over the file; the chunk is stored as provisional codes
+    (indices into that dictionary) in the smallest unsigned dtype. The type of the column and
+    the final domain are decided once the whole file is seen (:meth:`finish`), from the keys,
+    exactly as :func:`_encode` decides them on the whole column.
     """
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.keys: pd.Index | None = None
         self.parts: list[np.ndarray] = []
-        self.numeric = True  # every chunk's column had a numeric dtype
-        self.saw_number = False  # some chunk's column had a numeric dtype
-        self.floating = False  # some chunk's column was float
+        self.source: str | None = None
+        self.order: list[str] | None = None
+        self.floating = False  # some chunk's numbers were float
 
-    def add(self, col: pd.Series) -> None:
-        """Add a chunk: a numeric column, or a text column already stripped."""
-        if pd.api.types.is_numeric_dtype(col):
-            self.saw_number = True
-            self.floating |= pd.api.types.is_float_dtype(col)
-            codes, uniques = pd.factorize(col.to_numpy(), sort=False)
+    def add(self, col: pd.Series, stripped: pd.Series | None = None) -> None:
+        """Add a chunk of the column (no missing value left); ``stripped``: the chunk as
+        stripped text when already computed (used for a plain text column)."""
+        if stripped is not None and _plain_text(col.dtype):
+            data, source, order = stripped, "text", None
         else:
-            self.numeric = False
-            codes, uniques = pd.factorize(col, sort=False)  # pyarrow's hashing for str dtype
+            data, source, order = _prepare(col)
+        if self.source is None:
+            self.source, self.order = source, order
+        elif source != self.source:  # e.g. a Parquet column typed differently in some batch
+            raise AnonlabError(
+                f"column {self.name!r} changes type between batches of the file ({self.source} "
+                f"then {source}); write it with one type"
+            )
+        if source == "number":
+            data = np.asarray(data)
+            self.floating |= np.issubdtype(data.dtype, np.floating)
+        codes, uniques = pd.factorize(data, sort=False)  # pyarrow's hashing for str dtype
         uniques = pd.Index(np.asarray(uniques), dtype=object)
         if self.keys is None:
             ids = np.arange(len(uniques), dtype=np.int64)
@@ -830,35 +1259,44 @@ class _ChunkedColumn:
         self.parts.append(ids.astype(dtype)[codes])
 
     def finish(
-        self, kind: Kind, hierarchy: Hierarchy | None, n_rows: int
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Final int32 codes (the chunks' codes freed one by one) and the domain."""
+        self, declared: Declared, hierarchy: Hierarchy | None, n_rows: int, row_id: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, dict]:
+        """Final int32 codes (the chunks' codes freed one by one), the domain and the type
+        decision."""
         keys = self.keys.to_numpy() if self.keys is not None else np.empty(0, dtype=object)
-        if self.numeric and len(keys):  # the whole column would have been numeric
+        source = self.source or "text"
+        if source == "number":
             keys = np.array(keys.tolist(), dtype=np.float64 if self.floating else None)
-        if kind is Kind.NUMERIC:
-            series = pd.Series(keys, dtype=keys.dtype if self.numeric else object)
-            try:
-                arr = pd.to_numeric(series, errors="raise").to_numpy()
-            except (ValueError, TypeError):
-                bad = series[pd.to_numeric(series, errors="coerce").isna()].iloc[0]
-                raise AnonlabError(_not_numeric(self.name, bad)) from None
-            values, rank = np.unique(_integral(arr), return_inverse=True)
-        else:
-            labels = pd.Series(keys).astype(str).str.strip().to_numpy(dtype=object)
-            label_code, uniques = pd.factorize(labels, sort=False)
-            order, values = _categorical_order(
-                np.asarray(uniques, dtype=object), self.name, hierarchy
-            )
-            rank = order[label_code]
-        rank = rank.astype(np.int32)
+            if keys.dtype == object:  # nothing read
+                keys = keys.astype(np.float64)
+        parts = self.parts
+
+        def locate(mask: np.ndarray) -> tuple[int, int]:
+            start = 0
+            for part in parts:
+                hit = np.flatnonzero(mask[part])
+                if len(hit):
+                    first = start + int(hit[0])
+                    return int(row_id[first]) + 1, int(part[hit[0]])
+                start += len(part)
+            raise AssertionError("no row holds the value")  # pragma: no cover
+
+        def counts() -> np.ndarray:
+            total = np.zeros(len(keys), dtype=np.int64)
+            for part in parts:
+                total += np.bincount(part, minlength=len(keys))
+            return total
+
+        rank, values, decision = _encode_keys(
+            self.name, keys, source, self.order, declared, hierarchy, locate, counts
+        )
         out = np.empty(n_rows, dtype=np.int32)
         start = 0
         while self.parts:
             part = self.parts.pop(0)
             out[start : start + len(part)] = rank[part]
             start += len(part)
-        return out, values
+        return out, values, decision
 
 
 def _read_pass(path: Path, chunks, kept: list[str], columns: dict, drop_missing: bool):
@@ -901,7 +1339,7 @@ def _read_pass(path: Path, chunks, kept: list[str], columns: dict, drop_missing:
                 kept_rows.append((offset, len(chunk)))
             n_kept += len(chunk)
             for name, column in columns.items():
-                column.add(stripped.get(name, chunk[name]))
+                column.add(chunk[name], stripped.get(name))
     except AnonlabError:
         raise
     except (OSError, ValueError, UnicodeDecodeError) as exc:
@@ -922,30 +1360,32 @@ def _from_chunks(
     numeric: Iterable[str] | None = None,
     hierarchies: Mapping[str, Hierarchy] | None = None,
     drop_missing: bool = False,
+    types: Mapping[str, str] | None = None,
+    unassigned: str = "drop",
 ) -> Table:
     """:meth:`Table.from_frame` over an iterator of DataFrame chunks (the kept columns only).
 
     Same checks, in the same order, with the same messages: roles against the header; empty
     table; missing values (counted over the whole file, first five rows per column, then refused
-    or dropped and counted); the kind of each column (numeric when given in ``numeric``, or by
-    default when pandas gave it a numeric dtype in every chunk, as it would on the whole file);
-    numeric values ascending, categorical labels in hierarchy or sorted order, ties in first
-    appearance. A column that pandas parsed as numbers in some chunks and as text in others
-    (so as text on the whole file: ``1``, ``2.50``, ``abc``) is read a second time, as text,
-    so that its labels are the file's text (``2.50``, not ``2.5``); only such columns are
-    re-read.
+    or dropped and counted); the type of each column, decided on the distinct values of the
+    whole file (:func:`_decide`; a CSV is read as text, so ``01656`` and ``2.50`` keep their
+    text); numeric values ascending, categorical labels in hierarchy or sorted order, ties in
+    first appearance; errors name the same row.
     """
     quasi_identifiers = list(quasi_identifiers)
     insensitive = list(insensitive)
     hierarchies = dict(hierarchies or {})
-    kept = _check_roles(header, quasi_identifiers, sensitive, insensitive, identifiers, hierarchies)
+    kept = _check_roles(
+        header, quasi_identifiers, sensitive, insensitive, identifiers, hierarchies, unassigned
+    )
+    declared = _declared_types(kept, header, numeric, types)
     columns = {name: _ChunkedColumn(name) for name in kept}
     n_read, n_kept, bad, first, kept_rows = _read_pass(
-        path, chunks(kept, ()), kept, columns, drop_missing
+        path, chunks(kept), kept, columns, drop_missing
     )
     if n_read == 0:
         raise AnonlabError(_EMPTY)
-    dropped: dict = {"columns": [c for c in header if c not in kept and c not in identifiers]}
+    dropped = _dropped_columns(header, kept, identifiers)
     if bad:
         bad = {c: bad[c] for c in kept if c in bad}
         if not drop_missing:
@@ -964,20 +1404,12 @@ def _from_chunks(
     else:
         row_id = np.arange(n_kept, dtype=np.int64)
     del kept_rows
-    mixed = [c for c in kept if columns[c].saw_number and not columns[c].numeric]
-    if mixed:  # pandas reads such a column as text: read it again as text, exactly
-        for c in mixed:
-            del columns[c]  # frees the first pass's codes of the column
-        again = {c: _ChunkedColumn(c) for c in mixed}
-        _read_pass(path, chunks(kept, tuple(mixed)), kept, again, drop_missing)
-        columns.update(again)
-    numeric_set = (
-        {c for c in kept if columns[c].numeric} if numeric is None else set(numeric) & set(kept)
-    )
-    attributes, codes, values = [], {}, {}
+    attributes, codes, values, decisions = [], {}, {}, {}
     for name in kept:
-        kind = Kind.NUMERIC if name in numeric_set else Kind.CATEGORICAL
         hier = hierarchies.get(name)
-        codes[name], values[name] = columns.pop(name).finish(kind, hier, n_kept)
+        codes[name], values[name], decisions[name] = columns.pop(name).finish(
+            declared[name], hier, n_kept, row_id
+        )
+        kind = ColumnType(decisions[name]["type"]).kind
         attributes.append(Attribute(name, _role(name, quasi_identifiers, sensitive), kind, hier))
-    return cls._assemble(attributes, codes, values, row_id, dropped)
+    return cls._assemble(attributes, codes, values, row_id, dropped, decisions)

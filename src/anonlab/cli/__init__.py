@@ -29,12 +29,16 @@ from anonlab.cli.common import (
     EXPORT_KEY_FILE,
     HIERARCHIES,
     HIERARCHY_SET,
+    IDENTIFIERS,
+    INSENSITIVE,
     JSON,
     QI,
     RESAMPLE,
     SEED,
     SENSITIVE,
     SENSITIVE_VALUES,
+    TYPES,
+    UNASSIGNED,
     WORKERS,
     add_column,
     add_row,
@@ -42,7 +46,10 @@ from anonlab.cli.common import (
     attack_app,
     check_group_sizes,
     check_workers_option,
+    column_summary,
+    drop_notes,
     emit_json,
+    flush_notes,
     load_table,
     new_table,
     open_release,
@@ -59,10 +66,15 @@ from anonlab.export_order import read_export_key
 
 
 def main() -> None:
-    """Entry point: run the app, turning anonlab's input errors into exit code 2."""
+    """Entry point: run the app, turning anonlab's input errors into exit code 2. What loading
+    decided about the columns (:func:`anonlab.cli.common.note`) is printed after a command's
+    output when it succeeds, never when it fails."""
+    drop_notes()
     try:
         app(standalone_mode=False)
-    except AnonlabError as exc:  # plain text: never read as console markup
+        flush_notes()
+    except AnonlabError as exc:
+        drop_notes()  # plain text: never read as console markup
         sys.stderr.write(f"error: {exc}\n")
         sys.exit(2)
     except MemoryError as exc:  # a size no up-front check foresaw: still no traceback
@@ -99,6 +111,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "audit",
     "compare",
     "reproduce",
+    "hierarchy",
 )
 
 
@@ -170,6 +183,10 @@ def anonymize(
     data: Path | None = DATA,
     qi: str | None = QI,
     sensitive: str | None = SENSITIVE,
+    insensitive: str | None = INSENSITIVE,
+    identifiers: str | None = IDENTIFIERS,
+    unassigned: str = UNASSIGNED,
+    types: str | None = TYPES,
     sensitive_values: str | None = SENSITIVE_VALUES,
     as_one_value: bool = typer.Option(
         False, "--as-one-value", help="anatomy: protect --sensitive-values as one value."
@@ -270,6 +287,12 @@ def anonymize(
         seed,
         algorithm=algorithm,
         memory_check=memory_check and local,
+        insensitive=insensitive,
+        identifiers=identifiers,
+        unassigned=unassigned,
+        types=types,
+        as_json=as_json,
+        publishes=True,
     )
     check_group_sizes(table.n_rows, k=k, l=l, m=m)  # before any array is sized from them
     if local:  # out-of-memory risk checked before the work
@@ -312,6 +335,8 @@ def anonymize(
         elapsed = time.perf_counter() - t0
     if resample is not None:
         release.manifest["resample"] = resample_manifest(resample, seed, dataset, data)
+    if data is not None and table.types:  # how each column's type was decided
+        release.manifest["column_types"] = table.types
     save_release(release, out_dir, force=force, export_key=key)
     summary = {
         "out": str(out_dir),
@@ -321,6 +346,7 @@ def anonymize(
         "groups": release.n_groups,
         "seconds": round(elapsed, 4),
         "dropped": release.table.dropped,
+        "columns": column_summary(table),
         "suppressed_records": release.manifest.get("suppressed_records", 0),
         "published_files": [
             str(out_dir / "published" / f)
@@ -336,12 +362,6 @@ def anonymize(
         f"{algorithm}: {release.table.n_rows:,} records in {release.n_groups:,} groups "
         f"({release.scheme}) in {elapsed:.3f} s -> {out_dir}"
     )
-    dropped_columns = release.table.dropped.get("columns") or []
-    if dropped_columns:
-        say(
-            f"not published (no role given; --qi or --sensitive to use them): "
-            f"{', '.join(map(str, dropped_columns))}"
-        )
     dropped_rows = release.table.dropped.get("rows_with_missing")
     if dropped_rows:
         say(f"dropped {dropped_rows:,} rows with missing values (recorded in the manifest)")
@@ -545,6 +565,10 @@ def import_release(
     data: Path | None = DATA,
     qi: str | None = QI,
     sensitive: str | None = SENSITIVE,
+    insensitive: str | None = INSENSITIVE,
+    identifiers: str | None = IDENTIFIERS,
+    unassigned: str = UNASSIGNED,
+    types: str | None = TYPES,
     hierarchies: Path | None = HIERARCHIES,
     hierarchy_set: str | None = HIERARCHY_SET,
     export_key_file: Path | None = EXPORT_KEY_FILE,
@@ -561,19 +585,35 @@ def import_release(
 
     require_output_free(out_dir, force)  # fail before any work
     key = None if export_key_file is None else read_export_key(export_key_file)
-    table = load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set)
+    table = load_table(
+        dataset,
+        data,
+        qi,
+        sensitive,
+        hierarchies,
+        hierarchy_set,
+        insensitive=insensitive,
+        identifiers=identifiers,
+        unassigned=unassigned,
+        types=types,
+        as_json=as_json,
+        publishes=True,
+    )
     if generalized is not None and qit is None and st is None:
         release = import_generalized(generalized, table, group_column=group_column)
     elif generalized is None and qit is not None and st is not None:
         release = import_bucketized(qit, st, table, group_column=group_column or "group")
     else:
         raise AnonlabError("give either --generalized FILE or both --qit FILE and --st FILE")
+    if data is not None and table.types:  # how each column's type was decided
+        release.manifest["column_types"] = table.types
     save_release(release, out_dir, force=force, export_key=key)
     summary = {
         "out": str(out_dir),
         "scheme": release.scheme,
         "rows": release.table.n_rows,
         "groups": release.n_groups,
+        "columns": column_summary(table),
     }
     if as_json:
         emit_json(summary)

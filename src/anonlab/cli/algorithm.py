@@ -14,18 +14,26 @@ from pathlib import Path
 import typer
 
 from anonlab.cli.common import (
+    IDENTIFIERS,
+    INSENSITIVE,
     JSON,
     QI,
     SEED,
     SENSITIVE,
     SENSITIVE_VALUES,
+    TYPES,
+    UNASSIGNED,
     add_column,
     add_row,
     check_group_sizes,
+    column_lines,
+    column_summary,
     emit_json,
     new_table,
+    note,
     open_release,
     out,
+    parse_types,
     say,
     split_list,
     stage,
@@ -141,6 +149,10 @@ def asap_check_command(
     algorithm: str = typer.Option(..., "--algorithm", help="An anonymizer of the registry."),
     qi: str | None = QI,
     sensitive: str | None = SENSITIVE,
+    insensitive: str | None = INSENSITIVE,
+    identifiers: str | None = IDENTIFIERS,
+    unassigned: str = UNASSIGNED,
+    types: str | None = TYPES,
     sensitive_values: str | None = SENSITIVE_VALUES,
     k: int | None = typer.Option(None, "--k"),
     l: int | None = typer.Option(None, "--l"),
@@ -183,7 +195,18 @@ def asap_check_command(
             f"asap-check enumerates every candidate table: at most {MAX_RECORDS} records, "
             f"{str(table_file)!r} has {len(frame)}"
         )
-    table = Table.from_frame(frame, quasi_identifiers=qi_list, sensitive=sensitive)
+    table = Table.from_frame(
+        frame,
+        quasi_identifiers=qi_list,
+        sensitive=sensitive,
+        insensitive=split_list(insensitive) or [],
+        identifiers=split_list(identifiers) or [],
+        types=parse_types(types),
+        unassigned=unassigned,
+    )
+    if not as_json:
+        for line in column_lines(table):
+            note(line)
     check_group_sizes(table.n_rows, k=k, l=l, m=m)
     params = {"k": k, "l": l, "m": m, "sensitive_values": split_list(sensitive_values)}
     params = {key: v for key, v in params.items() if v is not None}
@@ -200,7 +223,7 @@ def asap_check_command(
             n_seeds=n_seeds,
         )
     if as_json:
-        emit_json({"table": str(table_file), **res.to_json()})
+        emit_json({"table": str(table_file), "columns": column_summary(table), **res.to_json()})
         return
     tab = new_table(f"ASAP check: {algorithm} {params} on {table_file}")
     for col in ("row", *qi_list, "largest rise", "naive", "smart"):

@@ -85,6 +85,28 @@ DATASET = typer.Option(None, "--dataset", help="A bundled dataset (see `anonlab 
 DATA = typer.Option(None, "--data", help="A CSV (header row) or Parquet file.")
 QI = typer.Option(None, "--qi", help="Quasi-identifiers, comma-separated.")
 SENSITIVE = typer.Option(None, "--sensitive", help="The sensitive attribute.")
+INSENSITIVE = typer.Option(
+    None,
+    "--insensitive",
+    help="Columns published as they are (not generalized), comma-separated.",
+)
+IDENTIFIERS = typer.Option(
+    None,
+    "--identifiers",
+    help="Direct identifiers (names, record ids), comma-separated: dropped, never published.",
+)
+UNASSIGNED = typer.Option(
+    "drop",
+    "--unassigned",
+    help="A column of --data given no role: 'drop' (left out; the command names it) or "
+    "'error' (refused, listing every such column).",
+)
+TYPES = typer.Option(
+    None,
+    "--types",
+    help="Declared column types overriding inference, e.g. zip=text,age=integer,"
+    "stay=decimal,sex=categorical (types: text, integer, decimal, categorical).",
+)
 SENSITIVE_VALUES = typer.Option(
     None, "--sensitive-values", help="Only these sensitive values are protected (comma-separated)."
 )
@@ -197,6 +219,87 @@ def parse_levels(value: str | None) -> dict[str, int] | None:
     return out
 
 
+def parse_types(value: str | None) -> dict[str, str] | None:
+    """``zip=text,age=integer`` -> {"zip": "text", "age": "integer"} (the type names are
+    checked by :func:`anonlab.schema.parse_column_types`)."""
+    if value is None:
+        return None
+    from anonlab.schema import ColumnType, parse_column_types
+
+    valid = ", ".join(t.value for t in ColumnType)
+    out: dict[str, str] = {}
+    for item in split_list(value) or []:
+        name, sep, kind = item.partition("=")
+        if not sep or not name.strip() or not kind.strip():
+            raise AnonlabError(
+                f"--types: {item!r} is not COLUMN=TYPE (e.g. zip=text,age=integer; types: {valid})"
+            )
+        if name.strip() in out:
+            raise AnonlabError(f"--types: column {name.strip()!r} is given a type twice")
+        out[name.strip()] = kind.strip()
+    parse_column_types(out, "--types")  # each type one of the valid ones, named if not
+    return out
+
+
+#: Lines about the loaded columns, printed once the command has succeeded (:func:`flush_notes`,
+#: called by :func:`anonlab.cli.main`), so that a command that fails writes nothing to stdout.
+_NOTES: list[str] = []
+
+
+def note(line: str) -> None:
+    """Print ``line`` after the command's own output, if the command succeeds."""
+    _NOTES.append(line)
+
+
+def flush_notes() -> None:
+    """Print the pending notes (then forget them)."""
+    lines = list(_NOTES)
+    _NOTES.clear()
+    for line in lines:
+        say(line)
+
+
+def drop_notes() -> None:
+    """Forget the pending notes (the command failed, or a new one starts)."""
+    _NOTES.clear()
+
+
+def column_summary(table) -> dict[str, Any]:
+    """What loading decided about the columns, for a command's JSON summary: each kept
+    column's type (and how it was decided), the columns given no role (not published) and the
+    identifiers dropped."""
+    return {
+        "types": dict(table.types),
+        "not_published": list(table.dropped.get("columns") or []),
+        "identifiers_dropped": list(table.dropped.get("identifiers") or []),
+    }
+
+
+def column_lines(table, types: bool = True, publishes: bool = True) -> list[str]:
+    """The lines a command prints about the columns it loaded: each column's type (with
+    ``types``; a bundled dataset's are its catalog's and not printed), then the columns left
+    out for want of a role ("not published" for a command that writes a release, else "not
+    used") and the identifiers dropped."""
+    lines = []
+    if types and table.types:
+        lines.append("column types (change with --types COLUMN=TYPE):")
+        lines.extend(f"  {line}" for line in table.type_lines())
+    unassigned = table.dropped.get("columns") or []
+    if unassigned:
+        lines.append(
+            f"{'not published' if publishes else 'not used'} (no role given; give one with "
+            "--qi, --sensitive, --insensitive or --identifiers, or refuse such data with "
+            f"--unassigned error): {', '.join(map(str, unassigned))}"
+        )
+    identifiers = table.dropped.get("identifiers") or []
+    if identifiers:
+        lines.append(
+            f"identifiers dropped (--identifiers; never published): "
+            f"{', '.join(map(str, identifiers))}"
+        )
+    return lines
+
+
 def emit_json(payload: object) -> None:
     """Print ``payload`` as JSON; NaN and infinities become null (JSON has no NaN)."""
     out.print_json(json.dumps(_finite(payload), default=jsonable))
@@ -238,8 +341,24 @@ def load_table(
     seed: int = 0,
     algorithm: str | None = None,
     memory_check: bool = True,
+    *,
+    insensitive: str | None = None,
+    identifiers: str | None = None,
+    unassigned: str = "drop",
+    types: str | None = None,
+    as_json: bool | None = None,
+    publishes: bool = False,
 ):
     """The original table from ``--dataset`` or ``--data`` with the given roles.
+
+    ``insensitive`` and ``identifiers`` are the comma-separated ``--insensitive`` and
+    ``--identifiers``; ``unassigned`` is ``--unassigned`` (``drop`` or ``error``) and ``types``
+    the ``--types`` text (``zip=text,age=integer``). With ``as_json=False`` the decisions about
+    the columns are printed after the command's output if it succeeds (:func:`column_lines`,
+    :func:`note`: every type of a
+    ``--data`` file, the columns given no role, the identifiers dropped); a command run with
+    ``--json`` puts :func:`column_summary` in its JSON instead. None prints nothing.
+    ``publishes``: the command writes a release (the unassigned columns are "not published").
 
     With ``resample=N``: N records drawn with replacement (:meth:`Table.resample`, seeded by
     ``seed``); state it in the manifest with :func:`resample_manifest`. Before drawing, N is
@@ -248,7 +367,20 @@ def load_table(
     """
     if resample is not None and (isinstance(resample, bool) or resample < 1):
         raise AnonlabError(f"--resample must be a positive number of rows, got {resample}")
-    table = _load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_missing)
+    if unassigned not in ("drop", "error"):
+        raise AnonlabError(f"--unassigned must be 'drop' or 'error', got {unassigned!r}")
+    roles = {
+        "insensitive": split_list(insensitive) or [],
+        "identifiers": split_list(identifiers) or [],
+        "unassigned": unassigned,
+        "types": parse_types(types),
+    }
+    table = _load_table(
+        dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_missing, roles
+    )
+    if as_json is False:
+        for line in column_lines(table, types=data is not None, publishes=publishes):
+            note(line)
     if resample is None:
         return table
     from anonlab.resources import check_resample
@@ -267,10 +399,11 @@ def resample_manifest(resample: int, seed: int, dataset: str | None, data: Path 
     }
 
 
-def _load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_missing):
+def _load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_missing, roles=None):
     from anonlab.hierarchy import Hierarchy
     from anonlab.table import Table
 
+    roles = roles or {"insensitive": [], "identifiers": [], "unassigned": "drop", "types": None}
     if (dataset is None) == (data is None):
         raise AnonlabError("give exactly one of --dataset NAME and --data FILE")
     qi_list = split_list(qi)
@@ -283,13 +416,25 @@ def _load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_m
     if dataset is not None:
         from anonlab import datasets
 
+        if roles["types"]:
+            raise AnonlabError(
+                "--types applies to --data; a bundled dataset's column types are fixed by its "
+                "catalog (see `anonlab datasets`)"
+            )
         if qi_list is None and sensitive is not None:
             qi_list = list(datasets.info(dataset).default_qi)
         table = Table.from_dataset(
-            dataset, quasi_identifiers=qi_list, sensitive=sensitive, hierarchy_set=hierarchy_set
+            dataset,
+            quasi_identifiers=qi_list,
+            sensitive=sensitive,
+            insensitive=roles["insensitive"],
+            identifiers=roles["identifiers"],
+            hierarchy_set=hierarchy_set,
         )
         if hier:
+            dropped = table.dropped
             table = table.with_roles(table.quasi_identifiers, table.sensitive, hier)
+            table.dropped = dropped  # the identifiers dropped stay named
         return table
     if qi_list is None:
         raise AnonlabError("--qi is required with --data (e.g. --qi age,sex,zipcode)")
@@ -301,8 +446,12 @@ def _load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_m
         data,
         quasi_identifiers=qi_list,
         sensitive=sensitive,
+        insensitive=roles["insensitive"],
+        identifiers=roles["identifiers"],
         hierarchies={k: v for k, v in hier.items() if k in columns},
         drop_missing=drop_missing,
+        types=roles["types"],
+        unassigned=roles["unassigned"],
     )
 
 
@@ -353,22 +502,36 @@ def truth_from_data(release, data: Path) -> np.ndarray:
             f"--data {str(data)!r} lacks column(s) {missing}; the release needs {needed}"
         )
     for name in release.quasi_identifiers:
-        ours = table.column(name).astype(str)
-        theirs = frame[name].astype(str).to_numpy()
+        ours = _comparable(table.column(name), table, name)
+        theirs = _comparable(frame[name], table, name)
         bad = np.flatnonzero(ours != theirs)
         if len(bad):
             i = int(bad[0])
+            shown = frame[name].astype(str).to_numpy()
             raise AnonlabError(
-                f"release and --data do not match: row {i} has {name} = {theirs[i]!r} in the "
-                f"data but {ours[i]!r} in the release ({len(bad):,} rows differ)"
+                f"release and --data do not match: row {i} has {name} = {shown[i]!r} in the "
+                f"data but {str(table.column(name)[i])!r} in the release ({len(bad):,} rows "
+                "differ)"
             )
-    labels = [str(v) for v in table.values[release.sensitive]]
-    values = frame[release.sensitive].astype(str).to_numpy()
+    labels = _comparable(table.values[release.sensitive], table, release.sensitive)
+    values = _comparable(frame[release.sensitive], table, release.sensitive)
     codes = pd.Index(labels).get_indexer(values)  # -1 where the value is not in the domain
     if (codes < 0).any():
         unknown = sorted(set(values[codes < 0]))
         raise AnonlabError(
             f"--data column {release.sensitive!r} has value(s) {unknown[:5]} that the release's "
-            f"domain lacks ({labels})"
+            f"domain lacks ({list(labels)})"
         )
     return codes.astype(np.int64)
+
+
+def _comparable(values, table, name: str) -> np.ndarray:
+    """Values of column ``name`` in a form that compares equal across the release and a file
+    read as text (:func:`anonlab.table.read_frame`): numbers for a numeric column (``2.50``
+    equals 2.5), else the stripped text."""
+    from anonlab.schema import Kind
+
+    series = pd.Series(np.asarray(values))
+    if table.schema[name].kind is Kind.NUMERIC:
+        return pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64)
+    return series.astype(str).str.strip().to_numpy(dtype=object)

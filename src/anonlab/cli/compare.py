@@ -14,13 +14,18 @@ from anonlab.cli.common import (
     DROP_MISSING,
     HIERARCHIES,
     HIERARCHY_SET,
+    IDENTIFIERS,
+    INSENSITIVE,
     JSON,
     QI,
     SEED,
     SENSITIVE,
     SENSITIVE_VALUES,
+    TYPES,
+    UNASSIGNED,
     add_row,
     check_group_sizes,
+    column_summary,
     emit_json,
     err,
     load_table,
@@ -52,6 +57,10 @@ def compare_command(
     data: Path | None = DATA,
     qi: str | None = QI,
     sensitive: str | None = SENSITIVE,
+    insensitive: str | None = INSENSITIVE,
+    identifiers: str | None = IDENTIFIERS,
+    unassigned: str = UNASSIGNED,
+    types: str | None = TYPES,
     sensitive_values: str | None = SENSITIVE_VALUES,
     hierarchies: Path | None = HIERARCHIES,
     hierarchy_set: str | None = HIERARCHY_SET,
@@ -102,7 +111,21 @@ def compare_command(
     if not 0 < min_exp < 1:
         raise AnonlabError(f"--min-exp must be in (0, 1), got {min_exp}")
     chosen = split_list(stages)
-    table = load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_missing)
+    table = load_table(
+        dataset,
+        data,
+        qi,
+        sensitive,
+        hierarchies,
+        hierarchy_set,
+        drop_missing,
+        insensitive=insensitive,
+        identifiers=identifiers,
+        unassigned=unassigned,
+        types=types,
+        as_json=as_json,
+        publishes=True,
+    )
     if table.sensitive is None:
         raise AnonlabError("--sensitive is required to compare anonymizers")
     from anonlab.resources import check_audit_sizes
@@ -191,7 +214,14 @@ def compare_command(
     write_comparison(result, out_dir, force=force)
     report, summary = out_dir / "compare.html", out_dir / "compare.json"
     if as_json:
-        emit_json({"report": str(report), "summary": str(summary), **result.to_json()})
+        emit_json(
+            {
+                "report": str(report),
+                "summary": str(summary),
+                "columns": column_summary(table),
+                **result.to_json(),
+            }
+        )
         return
     tab = new_table(f"Privacy–utility frontier ({table.n_rows:,} records, seed {seed})")
     for col in ("release", "frontier", "strongest attack", "at risk", "share", "query error"):

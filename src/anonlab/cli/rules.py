@@ -21,11 +21,16 @@ from anonlab.cli.common import (
     DROP_MISSING,
     HIERARCHIES,
     HIERARCHY_SET,
+    IDENTIFIERS,
+    INSENSITIVE,
     JSON,
     QI,
     SENSITIVE,
+    TYPES,
+    UNASSIGNED,
     add_column,
     add_row,
+    column_summary,
     emit_json,
     load_table,
     new_table,
@@ -115,6 +120,10 @@ def mine(
     data: Path | None = DATA,
     qi: str | None = QI,
     sensitive: str | None = SENSITIVE,
+    insensitive: str | None = INSENSITIVE,
+    identifiers: str | None = IDENTIFIERS,
+    unassigned: str = UNASSIGNED,
+    types: str | None = TYPES,
     min_exp: float = MIN_EXP,
     max_conditions: int = MAX_CONDITIONS,
     out_file: Path | None = typer.Option(None, "--out", help="Write the rule file (JSON)."),
@@ -135,7 +144,20 @@ def mine(
     check_int("max_conditions", max_conditions, minimum=1)
     check_int("limit", limit, minimum=0)
     require_file_free(out_file, "--out", force)
-    table = load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_missing)
+    table = load_table(
+        dataset,
+        data,
+        qi,
+        sensitive,
+        hierarchies,
+        hierarchy_set,
+        drop_missing,
+        insensitive=insensitive,
+        identifiers=identifiers,
+        unassigned=unassigned,
+        types=types,
+        as_json=as_json,
+    )
     with stage(f"mining rules on {table.n_rows:,} records", as_json):
         t0 = time.perf_counter()
         rules = mine_negative_rules(table, min_exp, max_conditions)
@@ -143,6 +165,7 @@ def mine(
     if out_file is not None:
         rules.write(out_file)
     summary = _summary(rules, table, seconds, str(dataset or data))
+    summary["columns"] = column_summary(table)
     if out_file is not None:
         summary["out"] = str(out_file)
     if as_json:
@@ -160,6 +183,10 @@ def show(
     data: Path | None = DATA,
     qi: str | None = QI,
     sensitive: str | None = SENSITIVE,
+    insensitive: str | None = INSENSITIVE,
+    identifiers: str | None = IDENTIFIERS,
+    unassigned: str = UNASSIGNED,
+    types: str | None = TYPES,
     limit: int = typer.Option(50, "--limit", help="Rules shown in the table."),
     hierarchies: Path | None = HIERARCHIES,
     hierarchy_set: str | None = HIERARCHY_SET,
@@ -171,9 +198,23 @@ def show(
     from anonlab.mining import NegativeRuleSet
 
     check_int("limit", limit, minimum=0)
-    table = load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_missing)
+    table = load_table(
+        dataset,
+        data,
+        qi,
+        sensitive,
+        hierarchies,
+        hierarchy_set,
+        drop_missing,
+        insensitive=insensitive,
+        identifiers=identifiers,
+        unassigned=unassigned,
+        types=types,
+        as_json=as_json,
+    )
     rules = NegativeRuleSet.read(rule_file, table)
     summary = _summary(rules, table, None, str(dataset or data))
+    summary["columns"] = column_summary(table)
     summary["rule_file"] = str(rule_file)
     if as_json:
         emit_json(summary)

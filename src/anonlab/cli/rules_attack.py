@@ -106,6 +106,7 @@ def attack_rules(
             hierarchies,
             hierarchy_set,
             drop_missing,
+            as_json=as_json,
         )
         with stage("mining negative rules", as_json):
             rule_set = mine_negative_rules(

@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from anonlab._validation import check_float, check_int, check_seed
+from anonlab._validation import check_float, check_int, check_seed, require_release
 from anonlab.errors import AnonlabError
 from anonlab.release import Release
 
@@ -233,6 +233,23 @@ def promise(release: Release) -> tuple[np.ndarray, str]:
     truth = release.table.codes[release.sensitive]
     sizes = np.maximum(release.group_sizes, 1)[release.group]
     return hist[release.group, truth] / sizes, "each record's random-worlds probability"
+
+
+def release_columns(release: Release) -> dict[str, Any]:
+    """What the report's header says about the input's columns (issue 17, item 4): those
+    published as they are (insensitive), those left out for want of a role and the
+    identifiers dropped (``manifest["dropped"]``), the rows dropped for missing values, and
+    how each column's type was decided where the release says (``manifest["column_types"]``,
+    written by the CLI for ``--data``). Column names only, never values, so the redacted
+    report keeps it."""
+    dropped = release.manifest.get("dropped") or release.table.dropped or {}
+    return {
+        "insensitive": list(release.table.schema.insensitive),
+        "not_published": list(dropped.get("columns") or []),
+        "identifiers_dropped": list(dropped.get("identifiers") or []),
+        "rows_with_missing": int(dropped.get("rows_with_missing") or 0),
+        "types": dict(release.manifest.get("column_types") or {}),
+    }
 
 
 def _describe(release: Release, row: int, attributes: Sequence[str]) -> str:
@@ -829,6 +846,7 @@ def audit(
         Called with a :class:`StageProgress` when each stage starts, advances and ends (for a
         progress bar). Neither callback changes the result.
     """
+    require_release(release, where="audit")
     stages = list(STAGES if stages is None else stages)
     unknown = [s for s in stages if s not in RUNNERS]
     if unknown:
@@ -891,5 +909,6 @@ def audit(
         "groups": release.n_groups,
         "quasi_identifiers": list(release.quasi_identifiers),
         "sensitive": release.sensitive,
+        "columns": release_columns(release),
     }
     return Audit(release=info, findings=findings, settings={"stages": stages, **opts})

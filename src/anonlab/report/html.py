@@ -147,6 +147,47 @@ def _section(f: Finding) -> str:
     return "\n".join(parts)
 
 
+def _columns(columns: dict[str, Any] | None) -> str:
+    """The header's account of the input's columns: kept as they are, not published for want
+    of a role, identifiers dropped, rows dropped, and each column's type (when known)."""
+    if not columns:
+        return ""
+    items = []
+    if columns.get("insensitive"):
+        items.append(
+            "<li><b>Published as they are</b> (insensitive): "
+            f"{_e(', '.join(columns['insensitive']))}</li>"
+        )
+    if columns.get("not_published"):
+        items.append(
+            "<li><b>Not published</b> (no role given; give one with --qi, --sensitive, "
+            f"--insensitive or --identifiers): {_e(', '.join(columns['not_published']))}</li>"
+        )
+    if columns.get("identifiers_dropped"):
+        items.append(
+            "<li><b>Identifiers dropped</b> (never published): "
+            f"{_e(', '.join(columns['identifiers_dropped']))}</li>"
+        )
+    if columns.get("rows_with_missing"):
+        items.append(
+            f"<li><b>Rows dropped</b> for a missing value: {columns['rows_with_missing']:,}</li>"
+        )
+    types = columns.get("types") or {}
+    if types:
+        cells = "".join(
+            f"<tr><th>{_e(name)}</th><td>{_e(t.get('type'))}</td><td>{_e(t.get('how'))}</td>"
+            f"<td>{_e(t.get('note') or '')}</td></tr>"
+            for name, t in types.items()
+        )
+        items.append(
+            "<li><b>Column types</b>:<table><tr><th>column</th><th>type</th><th>how</th>"
+            f"<th>note</th></tr>{cells}</table></li>"
+        )
+    if not items:
+        return ""
+    return '<h2 id="columns">Columns</h2>\n<ul class="columns">' + "".join(items) + "</ul>"
+
+
 def _banner(classification: str) -> str:
     kind = "redacted" if classification.startswith("redacted") else "internal"
     return f'<div class="banner {kind}" role="note">{_e(classification)}</div>'
@@ -168,7 +209,8 @@ def render_html(audit: Audit, title: str | None = None, *, redact: bool = False)
         f"made by {r.get('algorithm')} with {json.dumps(r.get('parameters'), default=str)}."
     )
     settings = _kv_table(audit.settings)
-    body = f"""<h2>Verdicts</h2>
+    body = f"""{_columns(r.get("columns"))}
+<h2>Verdicts</h2>
 {_verdicts(audit)}
 <h2>Strongest inferences</h2>
 {_strongest(audit)}
