@@ -4,6 +4,8 @@ A :class:`Release` is the publisher's copy. It holds the original :class:`~anonl
 (ground truth: original sensitive values and input row ids) beside what is published, so that
 attacks can be scored. What an attacker sees is :meth:`Release.published`, a
 :class:`PublishedView` that carries no original sensitive value and no input row id.
+As DataFrames: :meth:`Release.published_frames` is what is published (the files of a release's
+``published/`` folder), :meth:`Release.publisher_frame` the ground truth, never to be published.
 
 Two publishing schemes (Xiao & Tao, VLDB 2006; Wong et al., "foreground knowledge", §2):
 
@@ -26,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -33,6 +36,9 @@ from anonlab.errors import AnonlabError
 from anonlab.grouping import dense_group_ids, group_histogram, group_min_max, group_sizes
 from anonlab.schema import Kind
 from anonlab.table import Table
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SCHEMES = ("generalization", "bucketization")
 
@@ -345,6 +351,71 @@ class Release:
             qi_codes={q: self.table.codes[q] for q in self.quasi_identifiers},
             generalization=self.generalization if self.scheme == "generalization" else None,
         )
+
+    # ------------------------------------------------------------------ pandas out
+    def published_frames(self) -> dict[str, pd.DataFrame]:
+        """What is published, as DataFrames: exactly the files of ``published/``.
+
+        This is what may leave the publisher. Under generalization: ``{"generalized": frame}``
+        (a group id, each quasi-identifier's published value, the insensitive columns, the
+        published sensitive value); under bucketization: ``{"qit": frame, "st": frame}`` (exact
+        quasi-identifiers with a group id; each group's sensitive values as counts). Rows and
+        group ids are in the order of the release's secret export key
+        (:mod:`anonlab.export_order`), never the input's, and sensitive values are the
+        *published* ones (perturbed where the algorithm perturbs them, as MASK does); no input
+        row id is included. The frames are those :func:`anonlab.release_io.save_release` writes
+        as ``published/generalized.csv`` or ``published/qit.csv`` and ``published/st.csv``,
+        cell for cell, except that the spreadsheet formula guard is a CSV concern and is not
+        applied here (:mod:`anonlab.formula_guard`): guard text cells before writing them to a
+        file a spreadsheet may open.
+
+        A release without an export key gets a fresh one here (kept on the release), so a later
+        ``save_release(release, ...)`` writes these same rows in this same order.
+
+        The publisher's ground truth is elsewhere and must never be published:
+        :meth:`publisher_frame` (or ``release.table.to_frame()``) holds the original values,
+        the input row ids and the internal group of every record.
+
+        Returns
+        -------
+        dict of str to pandas.DataFrame
+            Keys ``"generalized"``, or ``"qit"`` and ``"st"``.
+        """
+        from anonlab.release_io import bucketized_frames, generalized_frame
+
+        self._require_groups("published_frames")
+        if self.scheme == "generalization":
+            return {"generalized": generalized_frame(self)}
+        qit, st = bucketized_frames(self)
+        return {"qit": qit, "st": st}
+
+    def publisher_frame(self) -> pd.DataFrame:
+        """The publisher's ground truth as one DataFrame: **never to be published**.
+
+        One row per record in input order: the input row id (``__row_id__``), the record's
+        internal group id (``__group__``, the algorithm's numbering, not the published one), every
+        attribute's original value, and, where the algorithm perturbs sensitive values, the
+        published one (``__published_sensitive__``). It is the content of the release folder's
+        ``publisher/records.parquet``; attacks are scored against it. What may be published is
+        :meth:`published_frames`.
+        """
+        from anonlab.table import GROUP_ID_COLUMN, PUBLISHED_SENSITIVE_COLUMN, ROW_ID_COLUMN
+
+        self._require_groups("publisher_frame")
+        frame = self.table.to_frame()
+        frame.insert(0, GROUP_ID_COLUMN, self.group)
+        frame.insert(0, ROW_ID_COLUMN, self.table.row_id)
+        if self.published_sensitive is not None:
+            values = self.table.values[self.sensitive]
+            frame[PUBLISHED_SENSITIVE_COLUMN] = values[self.published_sensitive]
+        return frame
+
+    def _require_groups(self, what: str) -> None:
+        if self.group is None:
+            raise AnonlabError(
+                f"{what}: this release is a search candidate known only by its group statistics "
+                "(no group per record); use a release returned by an anonymizer"
+            )
 
     def with_scheme(self, scheme: str) -> Release:
         """The same groups published under the other scheme."""

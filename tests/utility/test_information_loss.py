@@ -99,7 +99,7 @@ def test_registry_names():
         measure(release, "dm")
     with pytest.raises(AnonlabError, match="unexpected keyword"):
         measure(release, "discernibility", k=3)
-    with pytest.raises(AnonlabError, match="expected a Release"):
+    with pytest.raises(AnonlabError, match="must be an anonlab Release, got Table"):
         measure(small_table(), "discernibility")
 
 

@@ -2,13 +2,21 @@
 
 Found by name through :func:`anonymize`, so the CLI, reports and experiments list them without
 special cases.
+
+pandas in: every anonymizer (and :func:`anonymize`) also takes a DataFrame with the keywords of
+:meth:`Table.from_frame <anonlab.table.Table.from_frame>` (``quasi_identifiers=`` and
+``sensitive=`` required), builds the Table and records each column's role in the manifest's
+``column_roles`` (:func:`anonlab._validation.takes_table_or_frame`); any other first argument
+raises an :class:`~anonlab.errors.AnonlabError` naming the type received and the one expected.
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
+from anonlab._validation import frame_keywords, record_column_roles, table_from_input
 from anonlab.anonymize.anatomy import anatomy
 from anonlab.anonymize.generalize import generalize
 from anonlab.anonymize.hilb import hilb
@@ -22,6 +30,9 @@ from anonlab.anonymize.mondrian_plus import mondrian_plus, mondrian_plus_plus
 from anonlab.errors import AnonlabError
 from anonlab.release import Release
 from anonlab.table import Table
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: name -> function(table, **parameters) -> Release
 ALGORITHMS: dict[str, Callable[..., Release]] = {
@@ -53,21 +64,41 @@ def parameters(algorithm: str) -> list[str]:
     return [p for p in inspect.signature(fn).parameters if p != "table"]
 
 
-def anonymize(table: Table, algorithm: str, **params: object) -> Release:
+def anonymize(table: Table | pd.DataFrame, algorithm: str, **params: object) -> Release:
     """Anonymize ``table`` with the algorithm called ``algorithm``.
 
-    Parameters that the algorithm does not take raise an error naming them; ``None`` values are
-    dropped so callers (the CLI) can pass every option they have.
+    Parameters
+    ----------
+    table : Table or pandas.DataFrame
+        A :class:`~anonlab.table.Table`, or a DataFrame together with the keywords of
+        :meth:`Table.from_frame <anonlab.table.Table.from_frame>` (``quasi_identifiers=`` and
+        ``sensitive=`` required; ``insensitive=``, ``identifiers=``, ``hierarchies=``, ...).
+        From a DataFrame every column needs a role (a column given none is an error that lists
+        it) and the manifest's ``column_roles`` records the role of each. Any other type raises
+        an error naming the type received and how to make a Table.
+    algorithm : str
+        One of :func:`available`.
+    **params
+        The algorithm's parameters (:func:`parameters`). Parameters that the algorithm does not
+        take raise an error naming them; ``None`` values are dropped so callers (the CLI) can
+        pass every option they have.
+
+    Returns
+    -------
+    Release
     """
     fn = _lookup(algorithm)
     accepted = parameters(algorithm)
     params = {k: v for k, v in params.items() if v is not None}
+    from_frame = frame_keywords(exclude=accepted)
+    frame_params = {k: params.pop(k) for k in list(params) if k in from_frame}
+    source, roles = table_from_input(table, frame_params, where=f"anonymize({algorithm!r})")
     unknown = [p for p in params if p not in accepted]
     if unknown:
         raise AnonlabError(
             f"algorithm {algorithm!r} does not take parameter(s) {unknown}; it takes {accepted}"
         )
-    return fn(table, **params)
+    return record_column_roles(fn(source, **params), roles)
 
 
 def _lookup(algorithm: str) -> Callable[..., Release]:

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from anonlab._validation import check_int, check_seed, rng_from_seed
+from anonlab._validation import check_int, check_seed, rng_from_seed, takes_table_or_frame
 from anonlab.anonymize.eligibility import require_l_eligible
 from anonlab.errors import AnonlabError
 from anonlab.release import Release
@@ -109,6 +109,7 @@ def _anatomize_rounds(counts: np.ndarray, pool: int, l: int, priority: np.ndarra
     return out[:g]
 
 
+@takes_table_or_frame
 def anatomy(
     table: Table,
     l: int,

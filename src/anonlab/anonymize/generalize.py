@@ -16,12 +16,13 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from anonlab._validation import check_choice, check_int, check_seed
+from anonlab._validation import check_choice, check_int, check_seed, takes_table_or_frame
 from anonlab.errors import AnonlabError
 from anonlab.release import SCHEMES, Release
 from anonlab.table import Table
 
 
+@takes_table_or_frame
 def generalize(
     table: Table,
     levels: Mapping[str, int],

@@ -64,7 +64,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from anonlab._validation import check_choice, check_int, check_seed
+from anonlab._validation import check_choice, check_int, check_seed, takes_table_or_frame
 from anonlab.anonymize.eligibility import require_l_eligible
 from anonlab.anonymize.hilbert import hilbert_index
 from anonlab.errors import AnonlabError, IneligibleError
@@ -227,6 +227,7 @@ def _hilb_groups(
     return group, int(n_greedy), int(n_fallback), int(n_whole)
 
 
+@takes_table_or_frame
 def hilb(
     table: Table,
     l: int,

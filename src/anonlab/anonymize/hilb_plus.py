@@ -53,7 +53,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from anonlab._validation import check_choice, check_int, check_seed
+from anonlab._validation import check_choice, check_int, check_seed, takes_table_or_frame
 from anonlab.anonymize.eligibility import require_l_eligible
 from anonlab.anonymize.hilbert import hilbert_index
 from anonlab.anonymize.mondrian_plus import look_ahead_groups
@@ -266,6 +266,7 @@ def _parameters(l: int, sensitive_values: Sequence[str] | None, variant: str) ->
     }
 
 
+@takes_table_or_frame
 def hilb_plus(
     table: Table,
     l: int,
@@ -317,6 +318,7 @@ def hilb_plus(
     return Release(table, group, scheme, manifest)
 
 
+@takes_table_or_frame
 def hilb_plus_plus(
     table: Table,
     l: int,

@@ -63,7 +63,14 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from anonlab._validation import check_choice, check_float, check_int, check_seed, rng_from_seed
+from anonlab._validation import (
+    check_choice,
+    check_float,
+    check_int,
+    check_seed,
+    rng_from_seed,
+    takes_table_or_frame,
+)
 from anonlab.errors import AnonlabError, IneligibleError
 from anonlab.models.matching_l_diversity import (
     _group_valid,
@@ -518,6 +525,7 @@ def _resolve_rules(
     return incompatibility_matrix(rules, table), info
 
 
+@takes_table_or_frame
 def injector(
     table: Table,
     l: int,

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from anonlab import models
-from anonlab._validation import check_choice, check_float, check_seed
+from anonlab._validation import check_choice, check_float, check_seed, takes_table_or_frame
 from anonlab.anonymize.generalize import generalize
 from anonlab.errors import AnonlabError, IneligibleError
 from anonlab.release import SCHEMES, Release
@@ -77,6 +77,7 @@ def node_metric(table: Table, nodes: np.ndarray, metric: str) -> np.ndarray:
     return combine_losses(per_attribute)
 
 
+@takes_table_or_frame
 def lattice(
     table: Table,
     model: str,

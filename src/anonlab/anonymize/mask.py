@@ -60,7 +60,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from anonlab._validation import check_choice, check_int, check_seed, rng_from_seed
+from anonlab._validation import (
+    check_choice,
+    check_int,
+    check_seed,
+    rng_from_seed,
+    takes_table_or_frame,
+)
 from anonlab.anonymize.mondrian import mondrian
 from anonlab.errors import AnonlabError, IneligibleError
 from anonlab.grouping import group_histogram
@@ -72,6 +78,7 @@ ROUNDINGS = ("floor", "nearest", "ceil")
 REPLACEMENTS = ("uniform", "global")
 
 
+@takes_table_or_frame
 def mask(
     table: Table,
     k: int,

@@ -70,7 +70,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from anonlab._validation import check_choice, check_int, check_seed, rng_from_seed
+from anonlab._validation import (
+    check_choice,
+    check_int,
+    check_seed,
+    rng_from_seed,
+    takes_table_or_frame,
+)
 from anonlab.anonymize.mondrian import mondrian
 from anonlab.errors import AnonlabError, IneligibleError
 from anonlab.grouping import group_histogram
@@ -271,6 +277,7 @@ def _mask_plus_groups(
     return base, published, info, rng
 
 
+@takes_table_or_frame
 def mask_plus(
     table: Table,
     k: int,
@@ -325,6 +332,7 @@ def mask_plus(
     return Release(table, base.group, scheme, manifest, published_sensitive=published)
 
 
+@takes_table_or_frame
 def mask_plus_plus(
     table: Table,
     k: int,

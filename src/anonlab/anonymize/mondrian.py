@@ -34,7 +34,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from anonlab._validation import check_choice, check_int
+from anonlab._validation import check_choice, check_int, takes_table_or_frame
 from anonlab.anonymize.eligibility import require_l_eligible
 from anonlab.errors import AnonlabError, IneligibleError
 from anonlab.release import SCHEMES, Release
@@ -231,6 +231,7 @@ def owned_columns(table: Table) -> np.ndarray:
     return np.stack([table.codes[q] for q in names])
 
 
+@takes_table_or_frame
 def mondrian(
     table: Table,
     *,

@@ -53,7 +53,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from anonlab._validation import check_choice, check_int, check_seed
+from anonlab._validation import check_choice, check_int, check_seed, takes_table_or_frame
 from anonlab.anonymize.eligibility import require_l_eligible
 from anonlab.anonymize.mondrian import _mondrian_kernel
 from anonlab.errors import AnonlabError
@@ -120,6 +120,7 @@ def _mondrian_plus_partition(
     return look_ahead_groups(qi, sens, constrained, width, l)
 
 
+@takes_table_or_frame
 def mondrian_plus(
     table: Table,
     l: int,
@@ -165,6 +166,7 @@ def mondrian_plus(
     return Release(table, group, scheme, manifest)
 
 
+@takes_table_or_frame
 def mondrian_plus_plus(
     table: Table,
     l: int,

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from anonlab._validation import takes_release
 from anonlab.errors import AnonlabError
 from anonlab.release import Release
 from anonlab.schema import Kind
@@ -45,6 +46,7 @@ ATTACKS: dict[str, tuple[str, ...]] = {
 }
 
 
+@takes_release
 def applicable_attacks(release: Release) -> list[tuple[str, str | None]]:
     """Each attack with ``None`` if it applies to the release, else the reason it does not."""
     from anonlab.anonymize import available
@@ -82,6 +84,7 @@ def _targets(name: str) -> str:
     return ", ".join(a for a, names in ATTACKS.items() if name in names)
 
 
+@takes_release
 def run_algorithm_attacks(release: Release, **options: Any) -> dict[str, Any]:
     """Run every applicable attack; ``{"applied": {name: result json}, "skipped": {name: why}}``.
 
@@ -113,6 +116,7 @@ def run_algorithm_attacks(release: Release, **options: Any) -> dict[str, Any]:
     }
 
 
+@takes_release
 def minimal_change_naive(
     release: Release,
     rule: Callable[[np.ndarray], bool],

@@ -92,7 +92,7 @@ from typing import Any
 
 import numpy as np
 
-from anonlab._validation import check_choice, check_int, check_seed
+from anonlab._validation import check_choice, check_int, check_seed, takes_release, takes_table
 from anonlab.errors import AnonlabError
 from anonlab.release import Release
 from anonlab.table import Table
@@ -440,6 +440,7 @@ def is_deterministic(
 # ---------------------------------------------------------------------------------------------
 
 
+@takes_table
 def asap_check(
     table: Table,
     algorithm: str,
@@ -519,6 +520,7 @@ def asap_check(
     )
 
 
+@takes_release
 def check_release(
     release: Release,
     algorithm: str | None = None,

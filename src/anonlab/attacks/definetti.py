@@ -59,7 +59,14 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from anonlab._validation import check_choice, check_float, check_int, check_seed, rng_from_seed
+from anonlab._validation import (
+    check_choice,
+    check_float,
+    check_int,
+    check_seed,
+    rng_from_seed,
+    takes_release,
+)
 from anonlab.errors import AnonlabError
 from anonlab.release import Release
 
@@ -427,6 +434,7 @@ def _require_attackable(release: Release) -> None:
         )
 
 
+@takes_release
 def random_worlds_posterior(release: Release, rows: np.ndarray | None = None) -> np.ndarray:
     """The random-worlds baseline: each member gets its group's value frequencies.
 
@@ -439,6 +447,7 @@ def random_worlds_posterior(release: Release, rows: np.ndarray | None = None) ->
     return freq[group]
 
 
+@takes_release
 def choose_targets(release: Release, count: int | None, seed: int = 0) -> np.ndarray:
     """``count`` distinct records drawn uniformly at random (sorted); all records when None."""
     n = release.table.n_rows
@@ -568,6 +577,7 @@ def _combine(chain_post: np.ndarray, trace: np.ndarray, burn_in: int, combine: s
 
 
 # ---------------------------------------------------------------------- the attack
+@takes_release
 def definetti_attack(
     release: Release,
     *,
@@ -769,6 +779,7 @@ def score_posterior(
 
 
 # ---------------------------------------------------------------------- exact oracle
+@takes_release
 def exact_posterior(
     release: Release,
     *,

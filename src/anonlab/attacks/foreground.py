@@ -81,7 +81,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from anonlab._validation import check_choice, check_float, check_int
+from anonlab._validation import check_choice, check_float, check_int, takes_release
 from anonlab.errors import AnonlabError
 from anonlab.release import Release
 
@@ -1170,6 +1170,7 @@ def _count_x(release: Release, mask: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------
 
 
+@takes_release
 def breach_probabilities(
     release: Release,
     global_distribution: GlobalDistribution | Mapping | np.ndarray,
@@ -1744,6 +1745,7 @@ def _mine(
     return dist, report, posterior
 
 
+@takes_release
 def mine_global_distribution(
     release: Release,
     attributes: Sequence[str] | str,
@@ -1858,6 +1860,7 @@ def _options(epsilon, sigma, min_support, small_signature, tol, max_iter):
 # ---------------------------------------------------------------------------------------------
 
 
+@takes_release
 def frequent_attribute_sets(
     release: Release,
     min_support: int,
@@ -1926,6 +1929,7 @@ def _frequent_sets(index: _RowIndex, J: int, top: int) -> list[tuple[str, ...]]:
     return out
 
 
+@takes_release
 def foreground_attack(
     release: Release,
     sensitive_values: Any = None,

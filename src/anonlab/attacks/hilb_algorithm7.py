@@ -54,7 +54,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from anonlab._validation import check_choice, check_int
+from anonlab._validation import check_choice, check_int, takes_release
 from anonlab.anonymize.hilbert import hilbert_index
 from anonlab.errors import AnonlabError
 from anonlab.release import Release
@@ -374,6 +374,7 @@ def _pin(
     return pinned, n_conflicts
 
 
+@takes_release
 def hilb_algorithm7(
     release: Release,
     l: int | None = None,

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from anonlab._validation import check_float, check_int
+from anonlab._validation import check_float, check_int, takes_release
 from anonlab.errors import AnonlabError
 from anonlab.release import Release
 from anonlab.schema import Kind
@@ -116,6 +116,7 @@ def _group_max_age(release: Release, attribute: str) -> np.ndarray:
     return hi
 
 
+@takes_release
 def phd25_attack(
     release: Release,
     *,

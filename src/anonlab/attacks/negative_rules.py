@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from anonlab._validation import check_choice, check_int
+from anonlab._validation import check_choice, check_int, takes_release
 from anonlab.errors import AnonlabError
 from anonlab.models.matching_l_diversity import (
     READINGS,
@@ -153,6 +153,7 @@ class NegativeRuleAttackResult:
         return out
 
 
+@takes_release
 def negative_rule_attack(
     release: Release, rules: Any, *, l: int | None = None, rules_table: Table | None = None
 ) -> NegativeRuleAttackResult:

@@ -55,7 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from anonlab._validation import check_choice, check_int
+from anonlab._validation import check_choice, check_int, takes_release
 from anonlab.errors import AnonlabError
 from anonlab.release import Release
 
@@ -183,6 +183,7 @@ def _person(record: int | None, group: int) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
+@takes_release
 def maximum_disclosure(
     release: Release,
     k: int,
@@ -226,6 +227,7 @@ def maximum_disclosure(
     return core.witness(k)
 
 
+@takes_release
 def disclosure_curve(
     release: Release,
     k_max: int,
@@ -245,6 +247,7 @@ def disclosure_curve(
     return _Core(release, k_max, language, exact).curve(k_max)
 
 
+@takes_release
 def disclosure_by_group(
     release: Release,
     k: int,
@@ -266,6 +269,7 @@ def disclosure_by_group(
     return _Core(release, k, language, exact, cap=False).by_group(k)
 
 
+@takes_release
 def disclosure_by_group_curve(
     release: Release,
     k_max: int,

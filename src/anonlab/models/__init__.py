@@ -20,6 +20,7 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from anonlab._validation import require_release
 from anonlab.errors import AnonlabError
 from anonlab.models import ck_safety as _ck
 from anonlab.models import k_anonymity as _k
@@ -166,6 +167,7 @@ def check(release: Release, model: str, **params: object) -> CheckResult:
         For an unknown model, an unknown or missing parameter, or an invalid value; the message
         names the parameter and the valid choices.
     """
+    require_release(release, where="models.check")
     spec = get(model)
     unknown = [p for p in params if p not in spec.parameters]
     if unknown:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from anonlab._validation import require_release
 from anonlab.errors import AnonlabError
 from anonlab.release import Release
 from anonlab.utility.arx_loss import ArxLoss, arx_loss
@@ -83,7 +84,7 @@ class Measure:
     summary: str
 
     def __call__(self, release: Release, **params: Any) -> Any:
-        return self.function(release, **params)
+        return measure(release, self.name, **params)
 
 
 MEASURES: dict[str, Measure] = {
@@ -158,10 +159,9 @@ def measure(release: Release, name: str, **params: Any) -> Any:
     """
     if name not in MEASURES:
         raise AnonlabError(f"unknown measure {name!r}; available measures are {available()}")
-    if not isinstance(release, Release):
-        raise AnonlabError(f"expected a Release, got {type(release).__name__}")
+    require_release(release, where=f"measure({name!r})")
     try:
-        return MEASURES[name](release, **params)
+        return MEASURES[name].function(release, **params)
     except TypeError as exc:
         if "unexpected keyword" in str(exc):
             raise AnonlabError(f"measure {name!r}: {exc}") from None
