@@ -354,3 +354,23 @@ def test_cli_force_refuses_a_user_folder(table, tmp_path, cli):
     )
     assert code == 2 and "only a folder that anonlab wrote" in err
     assert (out / "notes.txt").read_text() == "keep"
+
+
+def test_force_replaces_an_old_release_without_the_marker(table, tmp_path):
+    out = save_release(anatomy(table, l=2, seed=3), tmp_path / "rel")
+    (out / MARKER).unlink()  # as written before the marker existed
+    save_release(anatomy(table, l=2, seed=5), out, force=True)
+    assert load_release(out).manifest["seed"] == 5
+
+
+@pytest.mark.parametrize(
+    "manifest",
+    ['{"anonlab_version": "0.1.0"}', 'notes mentioning "anonlab_version"', "[1, 2]"],
+)
+def test_force_refuses_a_folder_that_merely_has_a_manifest(table, tmp_path, manifest):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "manifest.json").write_text(manifest)  # no publisher/ folder, or not a manifest
+    with pytest.raises(AnonlabError, match="only a folder that anonlab wrote"):
+        save_release(anatomy(table, l=2, seed=3), out, force=True)
+    assert (out / "manifest.json").read_text() == manifest

@@ -6,8 +6,8 @@ files go through a temporary file the same way. Three guards where the simple sc
 or expose data:
 
 * ``--force`` replaces only a folder that anonlab wrote, recognised by the marker file
-  :data:`MARKER` (or, for releases written before the marker existed, a ``manifest.json`` that
-  names an anonlab version). It never replaces the working folder or one of its ancestors, a
+  :data:`MARKER` (or, for releases written before the marker existed, a ``manifest.json``
+  object with an ``anonlab_version`` beside a ``publisher/`` folder). It never replaces the working folder or one of its ancestors, a
   plain file, or a user's folder that merely has the same name.
 * Temporary folders and files carry the writing process's id in their name
   (``.NAME.tmp-PID-XXXX``). A process killed mid-write leaves one behind, holding ground truth;
@@ -19,6 +19,7 @@ or expose data:
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import stat
@@ -38,14 +39,16 @@ def is_anonlab_output(folder: Path) -> bool:
     marker = folder / MARKER
     if marker.is_file() and not marker.is_symlink():
         return True
+    # a release written before the marker existed: an anonlab manifest beside publisher/
     manifest = folder / "manifest.json"
-    if manifest.is_file() and not manifest.is_symlink():
-        try:
-            head = manifest.read_text(encoding="utf-8", errors="replace")[:1_000_000]
-        except OSError:
-            return False
-        return '"anonlab_version"' in head
-    return False
+    if not (manifest.is_file() and not manifest.is_symlink() and (folder / "publisher").is_dir()):
+        return False
+    try:
+        with open(manifest, "rb") as fh:
+            data = json.loads(fh.read(64 * 2**20).decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return False
+    return isinstance(data, dict) and isinstance(data.get("anonlab_version"), str)
 
 
 def require_output_free(out: str | os.PathLike, force: bool = False) -> Path:
