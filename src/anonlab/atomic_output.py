@@ -7,8 +7,9 @@ or expose data:
 
 * ``--force`` replaces only a folder that anonlab wrote, recognised by the marker file
   :data:`MARKER` (or, for releases written before the marker existed, a ``manifest.json``
-  object with an ``anonlab_version`` beside a ``publisher/`` folder). It never replaces the working folder or one of its ancestors, a
-  plain file, or a user's folder that merely has the same name.
+  object with an ``anonlab_version`` beside a ``publisher/`` folder). It never replaces the
+  working folder or one of its ancestors, a plain file, or a user's folder that merely has the
+  same name.
 * Temporary folders and files carry the writing process's id in their name
   (``.NAME.tmp-PID-XXXX``). A process killed mid-write leaves one behind, holding ground truth;
   the next write to the same target removes every such leftover whose process is gone.
