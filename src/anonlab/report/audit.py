@@ -43,6 +43,7 @@ import numpy as np
 from anonlab._validation import check_float, check_int, check_seed, require_release
 from anonlab.errors import AnonlabError
 from anonlab.release import Release
+from anonlab.schema import Kind
 
 #: Stages in the order they run; attacks that do not apply to a release are skipped with a reason.
 STAGES = (
@@ -278,6 +279,12 @@ def _checks(release: Release, opts: dict) -> Finding:
     )
     if failed:
         headline += f"; {len(failed)} of {len(results)} models checked are violated"
+    value_sets = _value_sets(release)
+    if value_sets:
+        headline += (
+            "; published as the set of the members' exact values (no hierarchy): "
+            + ", ".join(f"{q} ({n:,} records)" for q, n in value_sets.items())
+        )
     return Finding(
         key="checks",
         title="Privacy models",
@@ -304,7 +311,32 @@ def _checks(release: Release, opts: dict) -> Finding:
             }
             for r in results
         },
+        settings={"value_sets": value_sets},
     )
+
+
+def _value_sets(release: Release) -> dict[str, int]:
+    """Records whose published quasi-identifier is the set of its group members' exact values.
+
+    Under generalization a categorical quasi-identifier without a hierarchy is published as the
+    set of the values in the group (``{a,b}``): every member's exact value in disguise (issue
+    17, item 3). Per such attribute, the records of groups with two or more values (a group
+    sharing one value publishes that value, as any k-anonymous generalization does). Numeric
+    ranges and hierarchy nodes are not counted; bucketization publishes exact quasi-identifiers
+    by design and full-domain releases publish hierarchy levels, so both give ``{}``.
+    """
+    if release.scheme != "generalization" or release.levels is not None or release.group is None:
+        return {}
+    out: dict[str, int] = {}
+    sizes = release.group_sizes
+    for q in release.quasi_identifiers:
+        att = release.table.schema[q]
+        if att.kind is Kind.NUMERIC or att.hierarchy is not None:
+            continue
+        sets = release.generalization[q].mask.sum(axis=1) >= 2
+        if sets.any():
+            out[q] = int(sizes[sets].sum())
+    return out
 
 
 def _is_own_model(result, params: dict) -> bool:
