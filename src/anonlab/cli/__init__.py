@@ -34,6 +34,7 @@ from anonlab.cli.common import (
     JSON,
     QI,
     RESAMPLE,
+    SCHEMA,
     SEED,
     SENSITIVE,
     SENSITIVE_VALUES,
@@ -57,6 +58,8 @@ from anonlab.cli.common import (
     parse_levels,
     resample_manifest,
     say,
+    schema_manifest,
+    schema_sensitive_values,
     split_list,
     stage,
     styled,
@@ -112,6 +115,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "compare",
     "reproduce",
     "hierarchy",
+    "init",
 )
 
 
@@ -187,6 +191,7 @@ def anonymize(
     identifiers: str | None = IDENTIFIERS,
     unassigned: str = UNASSIGNED,
     types: str | None = TYPES,
+    schema: Path | None = SCHEMA,
     sensitive_values: str | None = SENSITIVE_VALUES,
     as_one_value: bool = typer.Option(
         False, "--as-one-value", help="anatomy: protect --sensitive-values as one value."
@@ -293,6 +298,7 @@ def anonymize(
         types=types,
         as_json=as_json,
         publishes=True,
+        schema=schema,
     )
     check_group_sizes(table.n_rows, k=k, l=l, m=m)  # before any array is sized from them
     if local:  # out-of-memory risk checked before the work
@@ -314,7 +320,7 @@ def anonymize(
         metric=metric,
         suppression=suppression,
         scheme=scheme,
-        sensitive_values=split_list(sensitive_values),
+        sensitive_values=schema_sensitive_values(sensitive_values, schema),
         as_one_value=True if as_one_value else None,
         levels=parse_levels(levels),
         min_expectation=min_exp,
@@ -337,6 +343,8 @@ def anonymize(
         release.manifest["resample"] = resample_manifest(resample, seed, dataset, data)
     if data is not None and table.types:  # how each column's type was decided
         release.manifest["column_types"] = table.types
+    if schema is not None:  # the schema's roles, types and builder specs (never the data)
+        release.manifest["schema_file"] = schema_manifest(schema)
     save_release(release, out_dir, force=force, export_key=key)
     summary = {
         "out": str(out_dir),

@@ -107,6 +107,13 @@ TYPES = typer.Option(
     help="Declared column types overriding inference, e.g. zip=text,age=integer,"
     "stay=decimal,sex=categorical (types: text, integer, decimal, categorical).",
 )
+SCHEMA = typer.Option(
+    None,
+    "--schema",
+    help="A schema file (JSON; draft one with `anonlab init DATA`) giving every column of "
+    "--data its role, type and hierarchy or builder; replaces --qi, --sensitive, --insensitive, "
+    "--identifiers, --types, --hierarchies.",
+)
 SENSITIVE_VALUES = typer.Option(
     None, "--sensitive-values", help="Only these sensitive values are protected (comma-separated)."
 )
@@ -275,17 +282,26 @@ def column_summary(table) -> dict[str, Any]:
     }
 
 
-def column_lines(table, types: bool = True, publishes: bool = True) -> list[str]:
+def column_lines(
+    table, types: bool = True, publishes: bool = True, schema: Path | None = None
+) -> list[str]:
     """The lines a command prints about the columns it loaded: each column's type (with
     ``types``; a bundled dataset's are its catalog's and not printed), then the columns left
     out for want of a role ("not published" for a command that writes a release, else "not
-    used") and the identifiers dropped."""
+    used") and the identifiers dropped. With ``schema`` (the ``--schema`` file) the roles and
+    types came from that file, and the lines say so."""
     lines = []
     if types and table.types:
-        lines.append("column types (change with --types COLUMN=TYPE):")
+        change = "--types COLUMN=TYPE" if schema is None else f"the 'type' fields of {schema}"
+        lines.append(f"column types (change with {change}):")
         lines.extend(f"  {line}" for line in table.type_lines())
     unassigned = table.dropped.get("columns") or []
-    if unassigned:
+    if unassigned and schema is not None:
+        lines.append(
+            f"{'not published' if publishes else 'not used'} (role 'drop' in {schema}): "
+            f"{', '.join(map(str, unassigned))}"
+        )
+    elif unassigned:
         lines.append(
             f"{'not published' if publishes else 'not used'} (no role given; give one with "
             "--qi, --sensitive, --insensitive or --identifiers, or refuse such data with "
@@ -293,9 +309,9 @@ def column_lines(table, types: bool = True, publishes: bool = True) -> list[str]
         )
     identifiers = table.dropped.get("identifiers") or []
     if identifiers:
+        why = "--identifiers" if schema is None else f"role 'identifier' in {schema}"
         lines.append(
-            f"identifiers dropped (--identifiers; never published): "
-            f"{', '.join(map(str, identifiers))}"
+            f"identifiers dropped ({why}; never published): {', '.join(map(str, identifiers))}"
         )
     return lines
 
@@ -348,6 +364,7 @@ def load_table(
     types: str | None = None,
     as_json: bool | None = None,
     publishes: bool = False,
+    schema: Path | None = None,
 ):
     """The original table from ``--dataset`` or ``--data`` with the given roles.
 
@@ -360,6 +377,13 @@ def load_table(
     ``--json`` puts :func:`column_summary` in its JSON instead. None prints nothing.
     ``publishes``: the command writes a release (the unassigned columns are "not published").
 
+    ``schema`` is ``--schema FILE`` (:mod:`anonlab.schema_file`): every column's role, type,
+    hierarchy (a file or a builder, built on the column's distinct values) and extra
+    missing-value markers come from it; it applies to ``--data`` only, and giving it with
+    ``--qi``, ``--sensitive``, ``--insensitive``, ``--identifiers``, ``--types``,
+    ``--hierarchies`` or ``--hierarchy-set`` is an error naming the clash (one source of truth
+    for the roles).
+
     With ``resample=N``: N records drawn with replacement (:meth:`Table.resample`, seeded by
     ``seed``); state it in the manifest with :func:`resample_manifest`. Before drawing, N is
     checked against the memory available (:func:`anonlab.resources.check_resample`, counting
@@ -369,17 +393,38 @@ def load_table(
         raise AnonlabError(f"--resample must be a positive number of rows, got {resample}")
     if unassigned not in ("drop", "error"):
         raise AnonlabError(f"--unassigned must be 'drop' or 'error', got {unassigned!r}")
-    roles = {
-        "insensitive": split_list(insensitive) or [],
-        "identifiers": split_list(identifiers) or [],
-        "unassigned": unassigned,
-        "types": parse_types(types),
-    }
-    table = _load_table(
-        dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_missing, roles
-    )
+    if schema is not None:
+        given = {
+            "--dataset": dataset,
+            "--qi": qi,
+            "--sensitive": sensitive,
+            "--insensitive": insensitive,
+            "--identifiers": identifiers,
+            "--types": types,
+            "--hierarchies": hierarchies,
+            "--hierarchy-set": hierarchy_set,
+        }
+        clash = [option for option, value in given.items() if value is not None]
+        if clash:
+            raise AnonlabError(
+                f"--schema {str(schema)!r} gives every column's role, type and hierarchy; do not "
+                f"also give {', '.join(clash)} (edit the schema file instead, or drop --schema)"
+            )
+        if data is None:
+            raise AnonlabError("--schema describes a --data file; give --data FILE")
+        table = _load_with_schema(data, schema, drop_missing)
+    else:
+        roles = {
+            "insensitive": split_list(insensitive) or [],
+            "identifiers": split_list(identifiers) or [],
+            "unassigned": unassigned,
+            "types": parse_types(types),
+        }
+        table = _load_table(
+            dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_missing, roles
+        )
     if as_json is False:
-        for line in column_lines(table, types=data is not None, publishes=publishes):
+        for line in column_lines(table, types=data is not None, publishes=publishes, schema=schema):
             note(line)
     if resample is None:
         return table
@@ -453,6 +498,85 @@ def _load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_m
         types=roles["types"],
         unassigned=roles["unassigned"],
     )
+
+
+def _load_with_schema(data: Path, schema: Path, drop_missing: bool):
+    """The table of ``--data`` as ``--schema`` describes it (see :func:`load_table`).
+
+    The file is read once with the schema's roles and types (chunked, as without a schema;
+    with extra ``missing`` markers it is read whole, :func:`anonlab.table.read_frame`, and
+    those cells masked before encoding); then the hierarchies are read or built on each
+    column's distinct values and the table is given them (:meth:`Table.with_roles`)."""
+    from anonlab.schema_file import read_schema_file
+    from anonlab.table import MISSING_MARKERS, Table, read_frame
+
+    spec = read_schema_file(schema)
+    parquet = data.suffix.lower() in (".parquet", ".pq")
+    spec.check_columns(_header(data, parquet), f"--data {str(data)!r}")
+    qi = spec.names("quasi-identifier")
+    if not qi:
+        raise AnonlabError(
+            f"{spec.source}: columns: no column has role 'quasi-identifier'; give at least one "
+            "(the attributes an attacker can link to outside data)"
+        )
+    options = {
+        "quasi_identifiers": qi,
+        "sensitive": spec.sensitive,
+        "insensitive": spec.names("insensitive"),
+        "identifiers": spec.names("identifier"),
+        "drop_missing": drop_missing,
+        "types": spec.types() or None,
+        "unassigned": "drop",  # role 'drop': every column has a role in a schema
+    }
+    kept = {*qi, *options["insensitive"], spec.sensitive}
+    markers = {c.name: set(c.missing) - set(MISSING_MARKERS) for c in spec.columns}
+    markers = {k: v for k, v in markers.items() if v and k in kept}
+    if markers:
+        frame = read_frame(data)
+        for name, extra in markers.items():
+            if name in frame.columns:
+                text = frame[name].astype("string").str.strip()
+                frame[name] = frame[name].mask(text.isin(extra).fillna(False).to_numpy(bool))
+        table = Table.from_frame(frame, **options)
+    else:
+        reader = Table.from_parquet if parquet else Table.from_csv
+        table = reader(data, **options)
+    wanted = [*table.quasi_identifiers, *([table.sensitive] if table.sensitive else [])]
+    hierarchies = spec.hierarchies({name: table.values[name] for name in wanted})
+    if hierarchies:
+        dropped = table.dropped
+        try:
+            table = table.with_roles(table.quasi_identifiers, table.sensitive, hierarchies)
+        except AnonlabError as exc:
+            raise AnonlabError(f"{spec.source}: {exc}") from None
+        table.dropped = dropped  # the identifiers and 'drop' columns stay named
+    return table
+
+
+def schema_sensitive_values(option: str | None, schema: Path | None) -> list[str] | None:
+    """The sensitive values protected: ``--sensitive-values``, else the schema file's
+    ``sensitive_values``; both given is an error (one source of truth)."""
+    given = split_list(option)
+    if schema is None:
+        return given
+    from anonlab.schema_file import read_schema_file
+
+    spec = read_schema_file(schema)
+    if given is not None and spec.sensitive_values is not None:
+        raise AnonlabError(
+            f"--sensitive-values is given and {spec.source} has sensitive_values; give one"
+        )
+    return given if given is not None else list(spec.sensitive_values or []) or None
+
+
+def schema_manifest(schema: Path | None) -> dict | None:
+    """What a release's manifest records about ``--schema`` (its roles, types and builder
+    specs, :meth:`anonlab.schema_file.SchemaFile.manifest_entry`), or None without one."""
+    if schema is None:
+        return None
+    from anonlab.schema_file import read_schema_file
+
+    return read_schema_file(schema).manifest_entry()
 
 
 def _header(path: Path, parquet: bool) -> list[str]:

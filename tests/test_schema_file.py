@@ -1,0 +1,397 @@
+"""The schema file and ``anonlab init`` (issue 17, item 1): a draft inferred from a hospital CSV
+(zip codes stay text with a prefix builder, ISO dates get the date builder, unique ids and names
+are identifiers), edited as a publisher would, then applied by ``anonymize --schema``; malformed
+schema files are refused naming the field."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from anonlab.errors import AnonlabError
+from anonlab.schema_file import read_schema_file, validate_schema_file
+
+N = 240
+
+
+def hospital_csv(path: Path, seed: int = 3) -> pd.DataFrame:
+    """A synthetic discharge table written as CSV. Each zip code and each birth date occurs
+    exactly twice, so that a group of at least 3 records never shares one exact value: any
+    full zip or exact birth date in a 3-anonymous release would be a leak, not a coincidence."""
+    rng = np.random.default_rng(seed)
+    zips = [f"0{1 + i % 2}{(i // 2) % 10}{i // 20:02d}" for i in range(N // 2)]  # 01000 ...
+    zip_column = np.array(zips * 2)
+    rng.shuffle(zip_column)
+    days = rng.choice(np.arange(20_000), N // 2, replace=False)
+    births = pd.to_datetime("1940-01-01") + pd.to_timedelta(np.repeat(days, 2), unit="D")
+    admissions = pd.to_datetime("2020-01-01") + pd.to_timedelta(rng.integers(0, 700, N), "D")
+    frame = pd.DataFrame(
+        {
+            "patient_id": [f"P{i:05d}" for i in range(N)],
+            "name": [f"Person {i}" for i in range(N)],
+            "zip": zip_column,
+            "birth_date": rng.permutation(births.strftime("%Y-%m-%d").to_numpy()),
+            "sex": rng.choice(["F", "M"], N),
+            "admission_date": admissions.strftime("%Y-%m-%d"),
+            "icd10": rng.choice(["E11.9", "I10", "J45.909", "C50.911", "N39.0"], N),
+            "length_of_stay": rng.integers(1, 30, N),
+            "insurer": rng.choice(["Aetna", "Blue", "Cigna"], N),
+        }
+    )
+    frame.to_csv(path, index=False)
+    return pd.read_csv(path, dtype=str)  # the cells as written
+
+
+def _columns(schema: dict) -> dict[str, dict]:
+    return {c["name"]: c for c in schema["columns"]}
+
+
+@pytest.fixture
+def hospital(tmp_path):
+    data = tmp_path / "discharges.csv"
+    frame = hospital_csv(data)
+    return data, frame
+
+
+@pytest.fixture
+def draft(cli, hospital, tmp_path):
+    data, _ = hospital
+    schema = tmp_path / "schema.json"
+    code, out, err = cli(["init", str(data), "--out", str(schema)])
+    assert code == 0, err
+    return schema, out
+
+
+def test_init_drafts_types_roles_and_builders(draft):
+    schema, out = draft
+    obj = json.loads(schema.read_text())
+    cols = _columns(obj)
+    assert list(cols) == [
+        "patient_id",
+        "name",
+        "zip",
+        "birth_date",
+        "sex",
+        "admission_date",
+        "icd10",
+        "length_of_stay",
+        "insurer",
+    ]
+    # zip codes: text (leading zeros), masked by prefix levels; never a number
+    assert cols["zip"]["type"] == "text"
+    assert cols["zip"]["hierarchy"] == {"builder": "prefix"}
+    for date_column in ("birth_date", "admission_date"):
+        assert cols[date_column]["hierarchy"]["builder"] == "date"
+    assert cols["patient_id"]["role"] == "identifier"
+    assert cols["name"]["role"] == "identifier"
+    assert cols["sex"]["role"] == "quasi-identifier" and cols["sex"]["hierarchy"] is None
+    assert cols["length_of_stay"]["type"] == "integer"
+    assert cols["length_of_stay"]["hierarchy"] == {"builder": "interval", "width": 5}
+    assert "GUESSES to review" in obj["note"]
+    assert all(c["note"].startswith("guessed: ") for c in obj["columns"])
+    # the output shows every decision and says the roles are guesses
+    flat = " ".join(out.split())
+    for word in ("zip", "prefix", "identifier", "date"):
+        assert word in flat
+    assert "zip: text (inferred: leading zeros kept, e.g. '0" in out
+    assert "roles are guesses to review" in flat
+    assert validate_schema_file(obj, "x").names("identifier") == ["patient_id", "name"]
+
+
+def test_init_never_reads_a_zip_like_column_as_a_number(cli, tmp_path):
+    data = tmp_path / "codes.csv"
+    data.write_text("zip,code,age\n02139,007,30\n10001,123,40\n60614,999,50\n")
+    schema = tmp_path / "s.json"
+    code, _, err = cli(["init", str(data), "--out", str(schema)])
+    assert code == 0, err
+    cols = _columns(json.loads(schema.read_text()))
+    assert cols["zip"]["type"] == "text" and cols["code"]["type"] == "text"
+    assert cols["age"]["type"] == "integer"
+
+
+def test_init_does_not_overwrite_without_force(cli, hospital, tmp_path):
+    data, _ = hospital
+    schema = tmp_path / "schema.json"
+    schema.write_text("keep me")
+    code, out, err = cli(["init", str(data), "--out", str(schema)])
+    assert code == 2
+    assert "already exists" in err and "--force" in err and "Traceback" not in err
+    assert schema.read_text() == "keep me"
+    code, _, err = cli(["init", str(data), "--out", str(schema), "--force"])
+    assert code == 0, err
+    assert json.loads(schema.read_text())["format"] == "anonlab-schema"
+
+
+def _edit(schema: Path, **changes: dict) -> Path:
+    obj = json.loads(schema.read_text())
+    for entry in obj["columns"]:
+        entry.update(changes.get(entry["name"], {}))
+    schema.write_text(json.dumps(obj, indent=2))
+    return schema
+
+
+def _reviewed(schema: Path) -> Path:
+    return _edit(
+        schema,
+        icd10={"role": "sensitive", "hierarchy": None},
+        length_of_stay={"role": "insensitive", "hierarchy": None},
+        insurer={"role": "insensitive", "hierarchy": None},
+    )
+
+
+def test_anonymize_with_the_reviewed_schema(cli, hospital, draft, tmp_path):
+    data, frame = hospital
+    schema = _reviewed(draft[0])
+    release = tmp_path / "release"
+    code, out, err = cli(
+        [
+            "anonymize",
+            "--data",
+            str(data),
+            "--schema",
+            str(schema),
+            "--algorithm",
+            "mondrian",
+            "--k",
+            "3",
+            "--out",
+            str(release),
+        ]
+    )
+    assert code == 0, err
+    assert "identifiers dropped" in out and "patient_id, name" in out
+    with open(release / "published" / "generalized.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    published = pd.DataFrame(rows)
+    assert len(published) == N
+    assert "patient_id" not in published.columns and "name" not in published.columns
+    # kept as they are: the insensitive columns, the sensitive one
+    for column in ("length_of_stay", "insurer", "icd10"):
+        assert column in published.columns
+        assert sorted(published[column]) == sorted(frame[column])
+    # no full zip: each is masked by prefix levels, leading zero kept
+    full_zips = set(frame["zip"])
+    assert not full_zips & set(published["zip"])
+    assert all(z.startswith("0") and len(z) == 5 and z.endswith("*") for z in published["zip"])
+    # no exact birth or admission date
+    assert not set(frame["birth_date"]) & set(published["birth_date"])
+    assert all(len(b) < 10 for b in published["birth_date"])  # month, year or band or *
+    text = (release / "published" / "generalized.csv").read_text()
+    for zip_code in full_zips:
+        assert zip_code not in text
+    # the manifest records the schema's builders, not the data
+    manifest = json.loads((release / "manifest.json").read_text())
+    recorded = _columns(manifest["schema_file"])
+    assert recorded["zip"]["hierarchy"] == {"builder": "prefix"}
+    assert recorded["icd10"]["role"] == "sensitive"
+    assert "01000" not in json.dumps(manifest["schema_file"])
+
+
+def test_schema_hierarchy_file_and_mapping_resolve_against_the_schema_folder(
+    cli, hospital, draft, tmp_path
+):
+    data, frame = hospital
+    folder = tmp_path / "schemas"
+    folder.mkdir()
+    codes = sorted(set(frame["insurer"]))
+    (folder / "insurer.csv").write_text("".join(f"{c};private;*\n" for c in codes))
+    (folder / "icd.csv").write_text("code,chapter\nE11.9,E\nI10,I\nJ45.909,J\nC50.911,C\nN39.0,N\n")
+    schema = folder / "schema.json"
+    schema.write_text(draft[0].read_text())
+    _edit(
+        _reviewed(schema),
+        insurer={"role": "quasi-identifier", "hierarchy": "insurer.csv"},
+        icd10={"hierarchy": {"builder": "mapping", "file": "icd.csv"}},
+    )
+    code, out, err = cli(
+        ["anonymize", "--data", str(data), "--schema", str(schema), "--algorithm", "mondrian"]
+        + ["--k", "3", "--out", str(tmp_path / "r")]
+    )
+    assert code == 0, err
+    published = pd.read_csv(tmp_path / "r" / "published" / "generalized.csv", dtype=str)
+    assert set(published["insurer"]) <= {*codes, "private", "*"}
+
+
+def _run_with(cli, data: Path, schema: Path, tmp_path: Path, *extra: str):
+    out_dir = tmp_path / "never"
+    code, out, err = cli(
+        ["anonymize", "--data", str(data), "--schema", str(schema), "--algorithm", "mondrian"]
+        + ["--k", "3", "--out", str(out_dir), *extra]
+    )
+    assert not out_dir.exists()
+    assert "Traceback" not in err
+    return code, out, err
+
+
+@pytest.mark.parametrize(
+    "change, field, words",
+    [
+        ({"zip": {"role": "secret"}}, "columns[2].role", ["'secret'", "quasi-identifier"]),
+        (
+            {"zip": {"hierarchy": {"builder": "zigzag"}}},
+            "columns[2].hierarchy.builder",
+            ["'zigzag'", "prefix"],
+        ),
+        (
+            {"zip": {"hierarchy": {"builder": "prefix", "keep_it": 3}}},
+            "columns[2].hierarchy.keep_it",
+            ["unknown parameter", "mask_char"],
+        ),
+        (
+            {"zip": {"hierarchy": {"builder": "prefix", "keep": [9, 1]}}},
+            "columns[2].hierarchy",
+            ["'zip'", "keep"],
+        ),
+        (
+            {
+                "length_of_stay": {
+                    "role": "quasi-identifier",
+                    "hierarchy": {"builder": "interval", "width": -5},
+                }
+            },
+            "columns[7].hierarchy",
+            ["'width'", "positive"],
+        ),
+        ({"zip": {"type": "zipcode"}}, "columns[2].type", ["'zipcode'", "text"]),
+        ({"zip": {"hierachy": None}}, "columns[2].hierachy", ["unknown field"]),
+        (
+            {"length_of_stay": {"hierarchy": {"builder": "interval"}}},
+            "columns[7].hierarchy",
+            ["only a quasi-identifier"],
+        ),
+        ({"sex": {"role": "sensitive"}}, "columns", ["2 columns have role 'sensitive'"]),
+    ],
+)
+def test_malformed_schema_is_refused_naming_the_field(
+    cli, hospital, draft, tmp_path, change, field, words
+):
+    data, _ = hospital
+    schema = _edit(_reviewed(draft[0]), **change)
+    code, out, err = _run_with(cli, data, schema, tmp_path)
+    assert code == 2, err
+    assert err.startswith("error: ") and str(schema) in err
+    assert f": {field}" in err, err
+    for word in words:
+        assert word in err, err
+    assert out == ""
+
+
+def test_bad_json_is_refused_with_its_line(cli, hospital, tmp_path):
+    data, _ = hospital
+    schema = tmp_path / "bad.json"
+    schema.write_text('{"format": "anonlab-schema",\n "columns": [,]}')
+    code, _, err = _run_with(cli, data, schema, tmp_path)
+    assert code == 2
+    assert "not valid JSON (line 2" in err and str(schema) in err
+
+
+def test_missing_and_extra_columns_are_listed(cli, hospital, draft, tmp_path):
+    data, _ = hospital
+    obj = json.loads(_reviewed(draft[0]).read_text())
+    obj["columns"] = [c for c in obj["columns"] if c["name"] != "insurer"]
+    obj["columns"].append({"name": "ward", "role": "drop"})
+    schema = tmp_path / "edited.json"
+    schema.write_text(json.dumps(obj))
+    code, _, err = _run_with(cli, data, schema, tmp_path)
+    assert code == 2
+    assert "missing from the schema: 'insurer'" in err
+    assert "not in the data: 'ward'" in err
+
+
+def test_schema_with_role_options_is_a_conflict(cli, hospital, draft, tmp_path):
+    data, _ = hospital
+    schema = _reviewed(draft[0])
+    for extra in (["--qi", "zip"], ["--sensitive", "icd10"], ["--types", "zip=text"]):
+        code, _, err = _run_with(cli, data, schema, tmp_path, *extra)
+        assert code == 2
+        assert f"do not also give {extra[0]}" in err
+
+
+def test_drop_role_and_missing_markers(cli, hospital, draft, tmp_path):
+    data, frame = hospital
+    edited = frame.copy()
+    edited.loc[[0, 5], "icd10"] = "unknown"
+    edited.to_csv(data, index=False)
+    # declared missing: the two rows are refused, named, or dropped with --drop-missing
+    schema = _edit(_reviewed(draft[0]), insurer={"role": "drop"}, icd10={"missing": ["unknown"]})
+    code, _, err = _run_with(cli, data, schema, tmp_path)
+    assert code == 2 and "missing values" in err and "'icd10': 2 missing" in err
+    release = tmp_path / "r2"
+    code, out, err = cli(
+        ["anonymize", "--data", str(data), "--schema", str(schema), "--algorithm", "mondrian"]
+        + ["--k", "3", "--out", str(release), "--drop-missing"]
+    )
+    assert code == 0, err
+    published = pd.read_csv(release / "published" / "generalized.csv", dtype=str)
+    assert len(published) == N - 2 and "unknown" not in set(published["icd10"])
+    assert "insurer" not in published.columns
+    assert "role 'drop' in" in out
+
+
+def test_read_schema_file_api(tmp_path):
+    path = tmp_path / "s.json"
+    path.write_text(
+        json.dumps(
+            {
+                "format": "anonlab-schema",
+                "format_version": 1,
+                "columns": [
+                    {"name": "a", "role": "quasi-identifier", "hierarchy": "h/a.csv"},
+                    {"name": "b", "role": "sensitive"},
+                ],
+                "sensitive_values": ["x"],
+            }
+        )
+    )
+    spec = read_schema_file(path)
+    assert spec.sensitive == "b" and spec.sensitive_values == ("x",)
+    assert spec.resolve("h/a.csv") == tmp_path / "h" / "a.csv"
+    with pytest.raises(AnonlabError, match=r"format_version: 2 must be 1"):
+        validate_schema_file({"format": "anonlab-schema", "format_version": 2, "columns": []}, "s")
+    with pytest.raises(AnonlabError, match=r"s: format: 'x' is not \"anonlab-schema\""):
+        validate_schema_file({"format": "x"}, "s")
+    with pytest.raises(AnonlabError, match=r"listed twice"):
+        validate_schema_file(
+            {
+                "format": "anonlab-schema",
+                "format_version": 1,
+                "columns": [{"name": "a", "role": "drop"}, {"name": "a", "role": "drop"}],
+            },
+            "s",
+        )
+
+
+def test_sensitive_values_from_the_schema_and_an_interval_builder(cli, hospital, draft, tmp_path):
+    data, _ = hospital
+    schema = _edit(
+        _reviewed(draft[0]),
+        length_of_stay={
+            "role": "quasi-identifier",
+            "hierarchy": {"builder": "interval", "width": 5},
+        },
+    )
+    obj = json.loads(schema.read_text())
+    obj["sensitive_values"] = ["C50.911"]
+    schema.write_text(json.dumps(obj))
+    release = tmp_path / "r"
+    code, _, err = cli(
+        ["anonymize", "--data", str(data), "--schema", str(schema), "--algorithm", "mondrian"]
+        + ["--k", "3", "--out", str(release)]
+    )
+    assert code == 0, err
+    manifest = json.loads((release / "manifest.json").read_text())
+    assert manifest["parameters"]["sensitive_values"] == ["C50.911"]
+    # both the option and the file: one source of truth
+    code, _, err = _run_with(cli, data, schema, tmp_path, "--sensitive-values", "I10")
+    assert code == 2 and "--sensitive-values is given" in err
+
+
+def test_the_unreviewed_draft_has_no_sensitive_attribute(cli, hospital, draft, tmp_path):
+    data, _ = hospital
+    code, out, err = _run_with(cli, data, draft[0], tmp_path)
+    assert code == 2 and "--sensitive is required" in err and out == ""
