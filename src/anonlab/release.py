@@ -55,14 +55,21 @@ class GeneralizedAttribute:
     lo, hi : ndarray of shape (n_groups,), dtype=int32
         For numeric attributes: the covered code range (inclusive).
     mask : ndarray of shape (n_groups, n_values), dtype=bool, or None
-        For categorical attributes: which values each group's published value covers.
+        For categorical attributes: which values each group's published value covers. Built
+        on first use from ``mask_factory``: it is ``n_groups x n_values`` booleans (4.4 GB for
+        200,000 groups over 22,000 birth dates), and the export needs only the labels.
     """
 
     name: str
     labels: np.ndarray
     lo: np.ndarray | None = None
     hi: np.ndarray | None = None
-    mask: np.ndarray | None = None
+    mask_factory: Callable[[], np.ndarray] | None = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def mask(self) -> np.ndarray | None:
+        """See the class docstring."""
+        return None if self.mask_factory is None else self.mask_factory()
 
     def cover_size(self) -> np.ndarray:
         """Number of domain values each group's published value covers."""
@@ -313,15 +320,18 @@ class Release:
             level = h.lowest_common_level(leaf[lo], leaf[hi])
             node = h.matrix[leaf[lo], level]
             per_value = h.matrix[leaf]  # (n_values, height + 1)
-            mask = per_value[:, level].T == node[:, None]
             offsets = np.cumsum([0] + [len(h.labels(j)) for j in range(h.height + 1)])
             all_labels = np.concatenate([h.labels(j) for j in range(h.height + 1)])
-            return GeneralizedAttribute(name, all_labels[offsets[level] + node], mask=mask)
+            return GeneralizedAttribute(
+                name,
+                all_labels[offsets[level] + node],
+                mask_factory=lambda: per_value[:, level].T == node[:, None],
+            )
         mask = group_histogram(self.group, codes, self.n_groups, len(values)) > 0
         rows, inverse = np.unique(mask, axis=0, return_inverse=True)
         members = np.array([escape_member(str(v)) for v in values], dtype=object)
         texts = np.array([set_label(members[row]) for row in rows], dtype=object)
-        return GeneralizedAttribute(name, texts[inverse.ravel()], mask=mask)
+        return GeneralizedAttribute(name, texts[inverse.ravel()], mask_factory=lambda: mask)
 
     def _generalize_at_level(self, name: str, some_code: np.ndarray) -> GeneralizedAttribute:
         """Full-domain generalization: each group publishes its node at the attribute's level."""
@@ -330,13 +340,15 @@ class Release:
         level = self.levels[name]
         per_value = h.map(level)[table.leaf_codes(name)]  # code -> node at the level
         node = per_value[some_code]
-        mask = per_value[None, :] == node[:, None]
         labels = h.labels(level)[node]
         if table.schema[name].kind is Kind.NUMERIC:  # numeric: the covered code range
+            mask = per_value[None, :] == node[:, None]
             lo = np.argmax(mask, axis=1).astype(np.int32)
             hi = (mask.shape[1] - 1 - np.argmax(mask[:, ::-1], axis=1)).astype(np.int32)
             return GeneralizedAttribute(name, labels, lo=lo, hi=hi)
-        return GeneralizedAttribute(name, labels, mask=mask)
+        return GeneralizedAttribute(
+            name, labels, mask_factory=lambda: per_value[None, :] == node[:, None]
+        )
 
     def published(self) -> PublishedView:
         """The adversary's view of this release (see :class:`PublishedView`)."""
