@@ -27,9 +27,13 @@ categorical: :class:`~anonlab.schema.ColumnType`) is decided on its distinct val
 :func:`_decide`, the same way for the whole file and for the chunks, or declared (``types=``).
 Nothing is coerced silently: leading zeros keep a column text, a stray word in a numeric column
 or an infinite number is an error naming the column, row and value, and every decision is kept
-in :attr:`Table.types`. Reading every cell as text costs time: on this 2-core machine a 1M-row,
-6-column CSV took about 2.4 s through :meth:`Table.from_csv` against about 1.2 s when pandas
-parsed the numbers (both noisy, shared machine; the 10M-row figures above predate it).
+in :attr:`Table.types`. Reading every cell as text need not cost much: :meth:`Table.from_csv`
+takes each chunk's cells as the parser's Python strings, factorizes them once, and removes the
+formula guard, strips blanks, finds missing markers and decides types on the distinct cells
+only (:class:`_TextChunk`). On this 2-core machine (possibly shared) census-kdd-workers at 1M
+rows x 8 columns read in 0.73-0.94 s, against 0.60-0.73 s before typed reading and 1.32-1.36 s
+when every cell went through pandas' pyarrow-backed ``str`` dtype (docs/benchmarks.md, "Reading
+a CSV"; the 10M-row figures above predate typed reading).
 """
 
 from __future__ import annotations
@@ -415,12 +419,21 @@ class Table:
         check_field_counts(path, sep, len(header))
         options = _csv_options(sep, header)
 
-        def chunks(kept: list[str]):  # every cell as text: the types are decided on it
+        # Every cell as text (the types are decided on it), read as Python strings (dtype
+        # object: pandas' ``str`` dtype would copy every cell into pyarrow) and factorized
+        # once per chunk, so that the guard, blanks and missing markers are handled on each
+        # chunk's distinct cells only (:class:`_TextChunk`). Not pandas' ``category`` dtype:
+        # it turns a chunk whose cells are all numbers into numbers (``01656`` -> 1656).
+        options["dtype"] = object
+
+        def chunks(kept: list[str]):
             positions = sorted(header.index(c) for c in kept)
             reader = pd.read_csv(path, usecols=positions, chunksize=chunk_rows, **options)
             with reader:
                 for chunk in reader:
-                    yield unguard_frame(chunk[kept], columns=False)  # names: header's
+                    text = _TextChunk(chunk, kept)
+                    del chunk
+                    yield text
 
         return _from_chunks(cls, path, header, chunks, **kwargs)
 
@@ -1208,6 +1221,83 @@ def _smallest_code_dtype(n_values: int) -> type[np.unsignedinteger]:
     return np.uint32
 
 
+def _factorize_cells(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``pandas.factorize(values)`` (codes, -1 for a missing cell, and the distinct cells in
+    first-appearance order) for an object array of a parser's cells, faster.
+
+    pandas' parser hands out one ``str`` object for the repeats of a cell (within a stretch
+    of the file), so the cells are first grouped by object identity (their addresses, read
+    through the array's buffer, factorized as integers: no string is hashed), and only one
+    cell per group is then factorized by value. Cells held by one object are equal; equal
+    cells held by different objects meet in the second step, so the result is exactly
+    ``pandas.factorize``'s whatever the parser shares (sharing only makes it fast).
+    """
+    values = np.ascontiguousarray(values, dtype=object)
+    address = np.frombuffer(memoryview(values).cast("B"), dtype=np.intp)
+    group, firsts = pd.factorize(address, sort=False)
+    n = len(values)
+    first = np.full(len(firsts), n, dtype=np.intp)  # the first row of each group
+    np.minimum.at(first, group, np.arange(n, dtype=np.intp))
+    code, cells = pd.factorize(values[first], sort=False)
+    return code[group], np.asarray(cells, dtype=object)
+
+
+class _TextChunk:
+    """A chunk of a CSV's kept columns, each as codes into its distinct raw cells.
+
+    Each column is factorized (:func:`_factorize_cells`) into codes (-1: a cell the parser read
+    as missing) and its distinct cells. What :func:`read_frame` and
+    :meth:`Table.from_frame` do to every cell (:func:`~anonlab.formula_guard.unguard_series`,
+    then :func:`_stripped`, then the :data:`MISSING_MARKERS` test) is done here to the
+    distinct cells, with the same functions on the same ``str`` dtype; all are cell by cell,
+    so the result is the same. Per column: ``codes`` (one per row, into the distinct cells),
+    ``cell_key`` (distinct cell -> index of its stripped label in ``labels``, -1 where it is a
+    missing marker), ``labels`` (distinct stripped labels, object array) and ``missing`` (bool
+    per row).
+    """
+
+    def __init__(self, frame: pd.DataFrame, kept: list[str]) -> None:
+        from anonlab.formula_guard import unguard_series
+
+        self.n_rows = len(frame)
+        self.filtered = False  # rows were dropped (select)
+        self.codes: dict[str, np.ndarray] = {}
+        self.cell_key: dict[str, np.ndarray] = {}
+        self.labels: dict[str, np.ndarray] = {}
+        self.missing: dict[str, np.ndarray] = {}
+        factorized = [_factorize_cells(frame[name].to_numpy(dtype=object)) for name in kept]
+        # The distinct cells of all the columns at once (fewer pandas calls per chunk).
+        cells = pd.Series(
+            np.concatenate([np.empty(0, dtype=object)] + [c for _, c in factorized]), dtype=str
+        )
+        text = _stripped(unguard_series(cells))
+        markers = text.isin(MISSING_MARKERS).to_numpy(dtype=bool)
+        text = text.to_numpy(dtype=object)
+        start = 0
+        for name, (codes, column_cells) in zip(kept, factorized, strict=True):
+            stop = start + len(column_cells)
+            marker = markers[start:stop]
+            key, labels = pd.factorize(text[start:stop], sort=False)
+            key = key.astype(np.int64)
+            key[marker] = -1
+            self.codes[name] = codes
+            self.cell_key[name] = key
+            self.labels[name] = np.asarray(labels, dtype=object)
+            self.missing[name] = np.append(marker, True)[codes]  # code -1: read as missing
+            start = stop
+
+    def __len__(self) -> int:
+        return self.n_rows
+
+    def select(self, keep: np.ndarray) -> _TextChunk:
+        """The rows where ``keep`` is True (in place)."""
+        self.codes = {name: codes[keep] for name, codes in self.codes.items()}
+        self.missing = {name: m[keep] for name, m in self.missing.items()}
+        self.n_rows = int(keep.sum())
+        self.filtered = True
+        return self
+
+
 class _ChunkedColumn:
     """One column being read chunk by chunk.
 
@@ -1245,7 +1335,37 @@ class _ChunkedColumn:
             data = np.asarray(data)
             self.floating |= np.issubdtype(data.dtype, np.floating)
         codes, uniques = pd.factorize(data, sort=False)  # pyarrow's hashing for str dtype
-        uniques = pd.Index(np.asarray(uniques), dtype=object)
+        self._merge(codes, pd.Index(np.asarray(uniques), dtype=object))
+
+    def add_text(
+        self, codes: np.ndarray, cell_key: np.ndarray, labels: np.ndarray, filtered: bool
+    ) -> None:
+        """Add a chunk of a CSV column as :class:`_TextChunk` holds it (no missing value
+        left): the same keys, in the same first-appearance order, as :meth:`add` given the
+        chunk's stripped text. ``filtered``: rows were dropped from the chunk; if not, every
+        cell occurs, none is a missing marker, and cells and labels are already in
+        first-appearance order."""
+        if self.source is None:
+            self.source = "text"
+        if not filtered:
+            self._merge(cell_key[codes], pd.Index(labels, dtype=object))
+            return
+        n = len(codes)
+        first_cell = np.full(len(cell_key), n, dtype=np.int64)  # first row of each cell
+        np.minimum.at(first_cell, codes, np.arange(n, dtype=np.int64))
+        seen = first_cell < n
+        first_label = np.full(len(labels), n, dtype=np.int64)
+        np.minimum.at(first_label, cell_key[seen], first_cell[seen])
+        present = np.flatnonzero(first_label < n)
+        order = present[np.argsort(first_label[present], kind="stable")]
+        position = np.full(len(labels), -1, dtype=np.int64)
+        position[order] = np.arange(len(order))
+        cell_code = position[np.where(cell_key < 0, 0, cell_key)]
+        self._merge(cell_code[codes], pd.Index(labels[order], dtype=object))
+
+    def _merge(self, codes: np.ndarray, uniques: pd.Index) -> None:
+        """Store a chunk given as ``codes`` into its distinct values ``uniques`` (in
+        first-appearance order), growing the keys."""
         if self.keys is None:
             ids = np.arange(len(uniques), dtype=np.int64)
             self.keys = uniques
@@ -1313,33 +1433,45 @@ def _read_pass(path: Path, chunks, kept: list[str], columns: dict, drop_missing:
             offset, n_read = n_read, n_read + len(chunk)
             if len(chunk) == 0:
                 continue
-            stripped = {
-                name: _stripped(chunk[name])
-                for name in kept
-                if not pd.api.types.is_numeric_dtype(chunk[name])
-            }
-            missing = _missing_mask(chunk, stripped)
-            m = missing.to_numpy()
+            coded = isinstance(chunk, _TextChunk)
+            if coded:
+                missing = chunk.missing
+            else:
+                stripped = {
+                    name: _stripped(chunk[name])
+                    for name in kept
+                    if not pd.api.types.is_numeric_dtype(chunk[name])
+                }
+                frame_missing = _missing_mask(chunk, stripped)
+                missing = {name: frame_missing[name].to_numpy() for name in kept}
             keep = None
-            if m.any():
+            if any(missing[name].any() for name in kept):
                 for name in kept:
-                    rows = np.flatnonzero(missing[name].to_numpy())
+                    rows = np.flatnonzero(missing[name])
                     if len(rows):
                         bad[name] = bad.get(name, 0) + len(rows)
                         have = first.setdefault(name, [])
                         have.extend((rows[: 5 - len(have)] + offset + 1).tolist())
                 if not drop_missing:
                     continue  # counted; the error is raised once the whole file is read
-                keep = ~m.any(axis=1)
-                chunk = chunk[keep]
-                stripped = {name: text[keep] for name, text in stripped.items()}
+                keep = ~np.logical_or.reduce([missing[name] for name in kept])
+                if coded:
+                    chunk = chunk.select(keep)
+                else:
+                    chunk = chunk[keep]
+                    stripped = {name: text[keep] for name, text in stripped.items()}
             if keep is not None:  # row numbers kept only for chunks that lost rows
                 kept_rows.append(offset + np.flatnonzero(keep))
             else:
                 kept_rows.append((offset, len(chunk)))
             n_kept += len(chunk)
             for name, column in columns.items():
-                column.add(chunk[name], stripped.get(name))
+                if coded:
+                    column.add_text(
+                        chunk.codes[name], chunk.cell_key[name], chunk.labels[name], chunk.filtered
+                    )
+                else:
+                    column.add(chunk[name], stripped.get(name))
     except AnonlabError:
         raise
     except (OSError, ValueError, UnicodeDecodeError) as exc:
