@@ -167,26 +167,49 @@ _TYPE_WORDS = {
 
 
 def _describe(error: ValidationError) -> tuple[list[str | int], str]:
-    """The field path and message of one schema error (value shown truncated)."""
+    """The field path and message of one manifest schema error: the shared wording
+    (:func:`describe_schema_error`) with the manifest's own hints on its format fields."""
     path: list[str | int] = list(error.absolute_path)
-    valid = error.schema.get("description") if isinstance(error.schema, dict) else None
+    kind, value, inst = error.validator, error.validator_value, error.instance
+    if kind == "const" and path == ["format_version"]:
+        return path, (
+            f"{_short(inst)} is not a format version this anonlab reads; it must be "
+            f"{FORMAT_VERSION}"
+        )
+    if kind == "const" and path == ["format"]:
+        return path, f"{_short(inst)} is not {value!r}: this is not an anonlab release manifest"
+    path, message = describe_schema_error(error)
+    if kind == "required" and path in (["format"], ["format_version"], ["files"]):
+        message += (
+            "; a release manifest declares "
+            f'"format": "{FORMAT}", "format_version": {FORMAT_VERSION} and "files" '
+            "(releases written before format_version 1 must be made again)"
+        )
+    return path, message
+
+
+def describe_schema_error(
+    error: ValidationError, fallback: str = "as the manifest schema says"
+) -> tuple[list[str | int], str]:
+    """The field path and a one-line message for a JSON Schema error (values shown cut short);
+    ``fallback`` says what is valid where the failing part of the schema has no
+    ``description``. Shared by the manifest and the schema file (:mod:`anonlab.schema_file`)."""
+    path: list[str | int] = list(error.absolute_path)
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    valid = schema.get("description", fallback)
     kind, value, inst = error.validator, error.validator_value, error.instance
     if "propertyNames" in error.absolute_schema_path:
-        return path, f"key {_short(inst)} is not valid; each key must be {valid or 'valid'}"
+        return path, f"key {_short(inst)} is not valid; each key must be {valid}"
     if kind == "required":
         missing = [p for p in value if p not in inst]
         path.append(missing[0])
         more = f" (also missing: {', '.join(missing[1:])})" if len(missing) > 1 else ""
-        hint = ""
-        if path == ["format"] or path == ["format_version"] or path == ["files"]:
-            hint = (
-                "; a release manifest declares "
-                f'"format": "{FORMAT}", "format_version": {FORMAT_VERSION} and "files" '
-                "(releases written before format_version 1 must be made again)"
-            )
-        return path, f"required field is missing{more}; it must be {_valid(error)}{hint}"
+        sub = schema.get("properties", {}).get(missing[0], {})
+        return path, (
+            f"required field is missing{more}; it must be {sub.get('description', 'present')}"
+        )
     if kind == "additionalProperties":
-        allowed = list(error.schema.get("properties", {}))
+        allowed = list(schema.get("properties", {}))
         extra = [k for k in inst if k not in allowed]
         path.append(extra[0])
         return path, f"unknown field; allowed fields are {allowed}"
@@ -197,39 +220,20 @@ def _describe(error: ValidationError) -> tuple[list[str | int], str]:
     if kind == "enum":
         return path, f"{_short(inst)} is not one of {value}"
     if kind == "const":
-        if path == ["format_version"]:
-            return path, (
-                f"{_short(inst)} is not a format version this anonlab reads; it must be "
-                f"{FORMAT_VERSION}"
-            )
-        if path == ["format"]:
-            return path, (
-                f"{_short(inst)} is not {value!r}: this is not an anonlab release manifest"
-            )
         return path, f"{_short(inst)} must be {value!r}"
     if kind in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
         op = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}
         return path, f"{_short(inst)} must be {op[kind]} {value}"
     if kind in ("minItems", "minProperties"):
-        return path, f"must not be empty; it must be {_valid(error)}"
+        return path, f"must not be empty; it must be {valid}"
     if kind == "uniqueItems":
         seen: set[str] = set()
         dup = next((x for x in inst if json.dumps(x) in seen or seen.add(json.dumps(x))), None)
-        return path, f"{_short(dup)} is listed twice; it must be {_valid(error)}"
+        return path, f"{_short(dup)} is listed twice; it must be {valid}"
     if kind in ("pattern", "maxLength", "minLength"):
-        return path, f"{_short(inst)} is not valid; it must be {_valid(error)}"
+        return path, f"{_short(inst)} is not valid; it must be {valid}"
     message = error.message if len(error.message) <= 200 else error.message[:200] + "..."
-    return path, f"{message}; it must be {_valid(error)}"
-
-
-def _valid(error: ValidationError) -> str:
-    """What the failing part of the schema accepts, in words."""
-    schema = error.schema if isinstance(error.schema, dict) else {}
-    if error.validator == "required":
-        missing = next(p for p in error.validator_value if p not in error.instance)
-        sub = schema.get("properties", {}).get(missing, {})
-        return sub.get("description", "present")
-    return schema.get("description", "as the manifest schema says")
+    return path, f"{message}; it must be {valid}"
 
 
 # ---------------------------------------------------------------------- validation

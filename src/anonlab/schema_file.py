@@ -70,7 +70,7 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from anonlab.errors import AnonlabError
 from anonlab.hierarchy_builders import BUILDERS, builder_params
-from anonlab.manifest import _got, _short, field_path
+from anonlab.manifest import _got, _short, describe_schema_error, field_path
 from anonlab.schema import ColumnType
 
 __all__ = [
@@ -146,16 +146,6 @@ SCHEMA: dict[str, Any] = {
             "description": "a non-empty list of sensitive values",
         },
     },
-}
-
-_TYPE_WORDS = {
-    "integer": "an integer",
-    "number": "a number",
-    "string": "a string",
-    "array": "a list",
-    "object": "an object",
-    "boolean": "true or false",
-    "null": "null",
 }
 
 
@@ -270,33 +260,8 @@ def _validator() -> jsonschema.protocols.Validator:
 
 
 def _describe(error: ValidationError) -> tuple[list[str | int], str]:
-    """The field path and message of one JSON Schema error, in the manifest's style."""
-    path: list[str | int] = list(error.absolute_path)
-    schema = error.schema if isinstance(error.schema, dict) else {}
-    valid = schema.get("description", "as the schema file format says")
-    kind, value, inst = error.validator, error.validator_value, error.instance
-    if kind == "required":
-        missing = [p for p in value if p not in inst]
-        path.append(missing[0])
-        sub = schema.get("properties", {}).get(missing[0], {})
-        return path, f"required field is missing; it must be {sub.get('description', 'present')}"
-    if kind == "additionalProperties":
-        allowed = list(schema.get("properties", {}))
-        extra = [k for k in inst if k not in allowed]
-        path.append(extra[0])
-        return path, f"unknown field; allowed fields are {allowed}"
-    if kind == "type":
-        types = [value] if isinstance(value, str) else list(value)
-        wanted = " or ".join(_TYPE_WORDS.get(t, t) for t in types)
-        return path, f"must be {wanted}, got {_got(inst)}"
-    if kind == "enum":
-        return path, f"{_short(inst)} is not one of {value}"
-    if kind == "const":
-        return path, f"{_short(inst)} must be {json.dumps(value)}"
-    if kind in ("minItems", "minLength"):
-        return path, f"must not be empty; it must be {valid}"
-    message = error.message if len(error.message) <= 200 else error.message[:200] + "..."
-    return path, f"{message}; it must be {valid}"
+    """The field path and message of one JSON Schema error, in the manifest's words."""
+    return describe_schema_error(error, "as the schema file format says")
 
 
 def _fail(source: str, path: Sequence[str | int], message: str) -> AnonlabError:
