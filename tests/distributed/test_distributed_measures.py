@@ -342,6 +342,34 @@ def test_map_reduce_on_the_cluster_equals_local(adult, dask_client):
     assert np.array_equal(dense.reshape(-1, 14), release.sensitive_histogram)
 
 
+def test_a_map_the_scheduler_forgot_is_submitted_again(adult, dask_client, monkeypatch):
+    """A map whose tasks the scheduler cancelled ("already forgotten", after a worker died) is
+    run again once; a second cancellation is raised."""
+    release = adult["mondrian"]
+    parts = dm.partition_release(release, dask_client)
+
+    class FutureCancelledError(Exception):  # distributed's, matched by name
+        pass
+
+    real_gather = type(dask_client).gather
+    calls = []
+
+    def gather(self, futures, *args, **kwargs):
+        calls.append(1)
+        if len(calls) <= failures:
+            raise FutureCancelledError("cancelled for reason: already forgotten")
+        return real_gather(self, futures, *args, **kwargs)
+
+    monkeypatch.setattr(type(dask_client), "gather", gather)
+    failures = 1
+    ours = dm.default_checks_distributed(release, partitions=parts)
+    assert _check_json(ours) == _check_json(default_checks(release))
+    calls.clear()
+    failures = 2
+    with pytest.raises(FutureCancelledError):
+        dm.default_checks_distributed(release, partitions=parts)
+
+
 # ------------------------------------------------------------------------------ CLI
 def test_worker_killed_mid_map_gives_the_same_checks(adult, dask_client, kill_worker_once):
     """A worker plugin SIGKILLs its worker when a map task starts, once (a marker file): the

@@ -245,21 +245,31 @@ def map_blocks(
         raise AnonlabError(f"PerBlock has {len(shared.items)} items for {n_blocks} blocks")
     if isinstance(partitions, ScatteredPartitions):
         client = partitions.client
-        if isinstance(shared, PerBlock):
-            shared_args = _place(client, list(shared.items), "item")
-            to_cancel = list(shared_args)
-        else:
-            shared_future = client.scatter([shared], broadcast=True, hash=False)[0]
-            shared_args = [shared_future] * n_blocks
-            to_cancel = [shared_future]
-        name = getattr(function, "__name__", "map").strip("_")
-        futures = client.map(
-            function, partitions.futures, shared_args, pure=False, retries=2,
-            key=[f"anonlab-map-{name}-{i}-{uuid.uuid4().hex}" for i in range(n_blocks)],
-        )  # fmt: skip
-        outputs = client.gather(futures)
-        client.cancel(to_cancel)
-        return list(outputs)
+        # A worker killed at the wrong moment can make the scheduler forget a map task
+        # ("cancelled ... already forgotten") instead of rescheduling it; seen once in four full
+        # test runs. The whole map is then submitted again, once, with fresh keys.
+        for attempt in range(2):
+            if isinstance(shared, PerBlock):
+                shared_args = _place(client, list(shared.items), "item")
+                to_cancel = list(shared_args)
+            else:
+                shared_future = client.scatter([shared], broadcast=True, hash=False)[0]
+                shared_args = [shared_future] * n_blocks
+                to_cancel = [shared_future]
+            name = getattr(function, "__name__", "map").strip("_")
+            futures = client.map(
+                function, partitions.futures, shared_args, pure=False, retries=2,
+                key=[f"anonlab-map-{name}-{i}-{uuid.uuid4().hex}" for i in range(n_blocks)],
+            )  # fmt: skip
+            try:
+                outputs = client.gather(futures)
+            except Exception as exc:  # distributed's FutureCancelledError, by name
+                client.cancel(list(futures) + to_cancel)
+                if attempt == 0 and "Cancelled" in type(exc).__name__:
+                    continue
+                raise
+            client.cancel(to_cancel)
+            return list(outputs)
     if client is not None:
         return map_blocks(function, scatter_partitions(client, partitions), shared)
     if isinstance(shared, PerBlock):
