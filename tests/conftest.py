@@ -64,3 +64,27 @@ def cli(capsys):
         return code, captured.out, captured.err
 
     return run
+
+
+def _assert_same_table(a: Table, b: Table) -> None:
+    """Two tables are the same: schema (names, roles, kinds, the same hierarchy objects), codes
+    and values with their dtypes, row ids, dropped columns and rows, and type decisions."""
+    assert a.schema.names == b.schema.names
+    for x, y in zip(a.schema.attributes, b.schema.attributes, strict=True):
+        assert (x.name, x.role, x.kind) == (y.name, y.role, y.kind)
+        assert x.hierarchy is y.hierarchy
+    for name in a.schema.names:
+        assert a.codes[name].dtype == b.codes[name].dtype == np.int32
+        assert np.array_equal(a.codes[name], b.codes[name]), name
+        assert a.values[name].dtype == b.values[name].dtype, name
+        assert a.values[name].tolist() == b.values[name].tolist(), name
+    assert a.row_id.dtype == b.row_id.dtype
+    assert np.array_equal(a.row_id, b.row_id)
+    assert a.dropped == b.dropped
+    assert a.types == b.types
+
+
+@pytest.fixture(scope="session")
+def assert_same_table():
+    """``assert_same_table(a, b)``: two Tables read two ways are the same in every part."""
+    return _assert_same_table

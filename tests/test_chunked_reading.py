@@ -29,21 +29,6 @@ def chunked(path, chunk_rows, **kw) -> Table:
     return Table.from_csv(path, chunk_rows=chunk_rows, **kw)
 
 
-def assert_same(a: Table, b: Table) -> None:
-    assert a.schema.names == b.schema.names
-    for x, y in zip(a.schema.attributes, b.schema.attributes, strict=True):
-        assert (x.name, x.role, x.kind) == (y.name, y.role, y.kind)
-        assert x.hierarchy is y.hierarchy
-    for name in a.schema.names:
-        assert a.codes[name].dtype == b.codes[name].dtype == np.int32
-        assert np.array_equal(a.codes[name], b.codes[name]), name
-        assert a.values[name].dtype == b.values[name].dtype, name
-        assert a.values[name].tolist() == b.values[name].tolist(), name
-    assert a.row_id.dtype == b.row_id.dtype
-    assert np.array_equal(a.row_id, b.row_id)
-    assert a.dropped == b.dropped
-
-
 def same_error(path, chunk_rows, **kw) -> str:
     with pytest.raises(AnonlabError) as ref:
         whole(path, **kw)
@@ -58,7 +43,9 @@ def adult_frame():
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])
-def test_bundled_adult_with_hierarchies_is_identical(tmp_path, adult_frame, suffix):
+def test_bundled_adult_with_hierarchies_is_identical(
+    assert_same_table, tmp_path, adult_frame, suffix
+):
     path = tmp_path / f"adult{suffix}"
     if suffix == ".csv":
         adult_frame.to_csv(path, index=False)
@@ -77,14 +64,14 @@ def test_bundled_adult_with_hierarchies_is_identical(tmp_path, adult_frame, suff
     assert ref.n_rows == len(adult_frame)
     assert any(a.hierarchy is not None for a in ref.schema.attributes)
     for rows in (997, 45_222, 10**6):  # many chunks, one exact chunk, one short chunk
-        assert_same(chunked(path, rows, **kw), ref)
+        assert_same_table(chunked(path, rows, **kw), ref)
     # default kinds (numeric by dtype) without hierarchies, all columns kept
     cols = list(adult_frame.columns)
     kw = dict(quasi_identifiers=cols[:-1], sensitive=cols[-1])
-    assert_same(chunked(path, 4_099, **kw), whole(path, **kw))
+    assert_same_table(chunked(path, 4_099, **kw), whole(path, **kw))
 
 
-def test_census_kdd_workers_default_roles_identical(tmp_path):
+def test_census_kdd_workers_default_roles_identical(assert_same_table, tmp_path):
     frame = datasets.load_frame("census-kdd-workers")
     info = datasets.info("census-kdd-workers")
     path = tmp_path / "kdd.csv"
@@ -94,41 +81,41 @@ def test_census_kdd_workers_default_roles_identical(tmp_path):
         sensitive=info.default_sensitive,
         numeric=[c for c in info.numeric if c in frame.columns],
     )
-    assert_same(chunked(path, 3_001, **kw), whole(path, **kw))
+    assert_same_table(chunked(path, 3_001, **kw), whole(path, **kw))
 
 
-def test_value_first_seen_in_the_last_chunk(tmp_path):
+def test_value_first_seen_in_the_last_chunk(assert_same_table, tmp_path):
     # "a" sorts first and appears only in the last row: every earlier code shifts by one.
     path = tmp_path / "d.csv"
     rows = ["q,s"] + [f"{v},{s}" for v, s in zip("zyxwzy", "pqpqpq", strict=True)] + ["a,r"]
     path.write_text("\n".join(rows) + "\n")
     ref = whole(path, quasi_identifiers=["q"], sensitive="s")
     got = chunked(path, 2, quasi_identifiers=["q"], sensitive="s")
-    assert_same(got, ref)
+    assert_same_table(got, ref)
     assert got.values["q"].tolist() == ["a", "w", "x", "y", "z"]
     assert got.codes["q"].tolist() == [4, 3, 2, 1, 4, 3, 0]
     # with a hierarchy the leaf order, not the label order, decides
     h = Hierarchy([["z", "Z"], ["a", "A"], ["y", "Z"], ["x", "X"], ["w", "X"]], "q")
     kw = dict(quasi_identifiers=["q"], sensitive="s", hierarchies={"q": h})
-    assert_same(chunked(path, 2, **kw), whole(path, **kw))
+    assert_same_table(chunked(path, 2, **kw), whole(path, **kw))
     assert chunked(path, 2, **kw).values["q"].tolist() == ["z", "y", "a", "x", "w"]
 
 
-def test_int_chunks_then_a_float_chunk(tmp_path):
+def test_int_chunks_then_a_float_chunk(assert_same_table, tmp_path):
     # pandas reads the whole column as float: as a category the labels are "1.0", "2.5" ...;
     # as a number 1.0 and 2.0 stay ints only while every value is whole.
     path = tmp_path / "d.csv"
     path.write_text("n,c,s\n1,3,x\n2,3,y\n1,4,x\n2,4,y\n2.5,3.0,x\n")
     for numeric in (None, [], ["n", "c"]):
         kw = dict(quasi_identifiers=["n", "c"], sensitive="s", numeric=numeric)
-        assert_same(chunked(path, 2, **kw), whole(path, **kw))
+        assert_same_table(chunked(path, 2, **kw), whole(path, **kw))
     cat = chunked(path, 2, quasi_identifiers=["n", "c"], sensitive="s", numeric=[])
     assert cat.values["c"].tolist() == ["3", "3.0", "4"]  # as categories: the file's text
     num = chunked(path, 2, quasi_identifiers=["n", "c"], sensitive="s")
     assert num.values["c"].dtype == np.int64 and num.values["n"].dtype == np.float64
 
 
-def test_text_in_a_later_chunk_is_an_error_unless_declared_text(tmp_path):
+def test_text_in_a_later_chunk_is_an_error_unless_declared_text(assert_same_table, tmp_path):
     # issue 17: a stray word in a mostly numeric column no longer turns it categorical silently
     path = tmp_path / "d.csv"
     path.write_text("z,s\n10,x\n2.50,y\n10,x\n9,y\nabc,x\n")
@@ -136,13 +123,13 @@ def test_text_in_a_later_chunk_is_an_error_unless_declared_text(tmp_path):
     msg = same_error(path, 2, **kw)
     assert "column 'z'" in msg and "row 5 holds 'abc'" in msg and "--types z=text" in msg
     got = chunked(path, 2, types={"z": "text"}, **kw)
-    assert_same(got, whole(path, types={"z": "text"}, **kw))
+    assert_same_table(got, whole(path, types={"z": "text"}, **kw))
     assert got.values["z"].tolist() == ["10", "2.50", "9", "abc"]  # the file's text, sorted
     # forced numeric: the error names the value, as on the whole file
     assert "'abc'" in same_error(path, 2, numeric=["z"], **kw)
 
 
-def test_missing_values_refused_counted_over_all_chunks(tmp_path):
+def test_missing_values_refused_counted_over_all_chunks(assert_same_table, tmp_path):
     path = tmp_path / "d.csv"
     lines = ["a, b, s"]
     for i in range(14):
@@ -155,7 +142,7 @@ def test_missing_values_refused_counted_over_all_chunks(tmp_path):
     assert "column 'a': 6 missing (rows 2, 6, 7, 10, 12, ...)" in msg
     assert "column 'b': 1 missing (rows 13)" in msg
     got = chunked(path, 4, drop_missing=True, **kw)
-    assert_same(got, whole(path, drop_missing=True, **kw))
+    assert_same_table(got, whole(path, drop_missing=True, **kw))
     assert got.dropped["rows_with_missing"] == 7
     assert got.dropped["rows_with_missing_by_column"] == {"a": 6, "b": 1}
     assert got.row_id.tolist() == [0, 2, 3, 4, 7, 8, 10]
@@ -196,7 +183,7 @@ def test_role_errors_and_bad_chunk_size(tmp_path):
     assert got.dropped == {"columns": ["b"]}
 
 
-def test_parquet_nullable_and_categorical_columns(tmp_path):
+def test_parquet_nullable_and_categorical_columns(assert_same_table, tmp_path):
     frame = pd.DataFrame(
         {
             "i": pd.array([1, 2, None, 4, 2, 1], dtype="Int64"),
@@ -211,8 +198,8 @@ def test_parquet_nullable_and_categorical_columns(tmp_path):
         kw = dict(quasi_identifiers=["i", "c"], sensitive="s", numeric=numeric)
         same_error(path, 2, **kw)
         kw["drop_missing"] = True
-        assert_same(chunked(path, 2, **kw), whole(path, **kw))
-        assert_same(chunked(path, 4, **kw), whole(path, **kw))
+        assert_same_table(chunked(path, 2, **kw), whole(path, **kw))
+        assert_same_table(chunked(path, 4, **kw), whole(path, **kw))
     # the stored index is not a column
     assert chunked(path, 3, quasi_identifiers=["c"], drop_missing=True).dropped == {
         "columns": ["i", "s"]
@@ -228,7 +215,9 @@ CELLS = st.sampled_from(["a", "b", " c", "d ", "?", "", "NA", "1", "2", "2.5", "
     st.integers(1, 8),
     st.booleans(),
 )
-def test_random_files_identical_to_the_whole_file_path(tmp_path_factory, rows, chunk, drop):
+def test_random_files_identical_to_the_whole_file_path(
+    assert_same_table, tmp_path_factory, rows, chunk, drop
+):
     path = tmp_path_factory.mktemp("h") / "d.csv"
     path.write_text("p,q,s\n" + "".join(f"{p},{q},{s}\n" for p, q, s in rows))
     kw = dict(quasi_identifiers=["p", "q"], sensitive="s", drop_missing=drop)
@@ -238,4 +227,4 @@ def test_random_files_identical_to_the_whole_file_path(tmp_path_factory, rows, c
         with pytest.raises(AnonlabError, match=re.escape(str(exc))):
             chunked(path, chunk, **kw)
         return
-    assert_same(chunked(path, chunk, **kw), ref)
+    assert_same_table(chunked(path, chunk, **kw), ref)

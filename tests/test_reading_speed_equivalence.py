@@ -60,25 +60,17 @@ def outcome(make):
         return str(exc)
 
 
-def assert_same(a, b) -> None:
-    if isinstance(a, str) or isinstance(b, str):
+def assert_same(a, b, same_table) -> None:
+    """The same error message, or the same Table (``same_table``: the conftest fixture)."""
+    if isinstance(a, str) or isinstance(b, str):  # error messages
         assert a == b
         return
-    assert a.schema.names == b.schema.names
-    for x, y in zip(a.schema.attributes, b.schema.attributes, strict=True):
-        assert (x.name, x.role, x.kind) == (y.name, y.role, y.kind)
-    for name in a.schema.names:
-        assert a.codes[name].dtype == b.codes[name].dtype == np.int32
-        assert np.array_equal(a.codes[name], b.codes[name]), name
-        assert a.values[name].dtype == b.values[name].dtype, name
-        assert a.values[name].tolist() == b.values[name].tolist(), name
-    assert a.row_id.dtype == b.row_id.dtype
-    assert np.array_equal(a.row_id, b.row_id)
-    assert a.dropped == b.dropped
-    assert a.types == b.types
+    same_table(a, b)
 
 
-def compare(tmp_path, text: str, n_cols: int, chunk_rows: int, drop_missing: bool, types=None):
+def compare(
+    same_table, tmp_path, text: str, n_cols: int, chunk_rows: int, drop_missing: bool, types=None
+):
     path = tmp_path / "data.csv"
     path.write_text(text, encoding="utf-8")
     names = text.split("\n", 1)[0].split(",")
@@ -91,7 +83,7 @@ def compare(tmp_path, text: str, n_cols: int, chunk_rows: int, drop_missing: boo
     }
     whole = outcome(lambda: Table.from_frame(read_frame(path), **kw))
     chunked = outcome(lambda: Table.from_csv(path, chunk_rows=chunk_rows, **kw))
-    assert_same(chunked, whole)
+    assert_same(chunked, whole, same_table)
     return whole
 
 
@@ -108,10 +100,12 @@ def compare(tmp_path, text: str, n_cols: int, chunk_rows: int, drop_missing: boo
 @example(data=("a,b\n1,x\n2,y\nthirty,z\n", 2), chunk_rows=1, drop_missing=False, declare=None)
 @example(data=("a,b\n1,x\ninf,y\n", 2), chunk_rows=1, drop_missing=False, declare=None)
 @example(data=("a\n'=x\n'-5\n=y\n", 1), chunk_rows=2, drop_missing=True, declare=None)
-def test_chunked_csv_equals_whole_file(tmp_path, data, chunk_rows, drop_missing, declare):
+def test_chunked_csv_equals_whole_file(
+    assert_same_table, tmp_path, data, chunk_rows, drop_missing, declare
+):
     text, n_cols = data
     types = None if declare is None else {"c0": declare}
-    compare(tmp_path, text, n_cols, chunk_rows, drop_missing, types)
+    compare(assert_same_table, tmp_path, text, n_cols, chunk_rows, drop_missing, types)
 
 
 @pytest.mark.parametrize(
@@ -124,8 +118,8 @@ def test_chunked_csv_equals_whole_file(tmp_path, data, chunk_rows, drop_missing,
         ("age,sex\n" + "30,M\n" * 9 + "NA,F\n", ["missing", "rows 10"]),
     ],
 )
-def test_errors_and_decisions_identical(tmp_path, text, words):
-    got = compare(tmp_path, text, 2, 7, False)
+def test_errors_and_decisions_identical(assert_same_table, tmp_path, text, words):
+    got = compare(assert_same_table, tmp_path, text, 2, 7, False)
     if words is None:
         assert got.types["zip"]["type"] == "text"
     else:
@@ -150,7 +144,7 @@ def test_invalid_utf8_same_error(tmp_path):
     drop_missing=st.booleans(),
 )
 def test_hierarchy_error_names_the_same_first_value(
-    tmp_path_factory, cells, chunk_rows, drop_missing
+    assert_same_table, tmp_path_factory, cells, chunk_rows, drop_missing
 ):
     """The first value absent from a hierarchy depends on the order the distinct values were met
     (first appearance over the file, after dropped rows): the same in both paths."""
@@ -166,7 +160,7 @@ def test_hierarchy_error_names_the_same_first_value(
     }
     whole = outcome(lambda: Table.from_frame(read_frame(path), **kw))
     chunked = outcome(lambda: Table.from_csv(path, chunk_rows=chunk_rows, **kw))
-    assert_same(chunked, whole)
+    assert_same(chunked, whole, assert_same_table)
 
 
 @settings(max_examples=200, deadline=None)

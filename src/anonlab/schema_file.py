@@ -70,7 +70,7 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from anonlab.errors import AnonlabError
 from anonlab.hierarchy_builders import BUILDERS, builder_params
-from anonlab.manifest import _got, _short, describe_schema_error, field_path
+from anonlab.manifest import _got, _no_duplicates, _short, describe_schema_error, field_path
 from anonlab.schema import ColumnType
 
 __all__ = [
@@ -384,27 +384,17 @@ def read_schema_file(path: str | Path, option: str = "--schema") -> SchemaFile:
         reason = getattr(exc, "strerror", None) or str(exc)
         raise AnonlabError(f"{option} {source!r} cannot be read: {reason}") from None
     try:
-        obj = json.loads(text, object_pairs_hook=_no_duplicates(source))
+        obj = json.loads(text, object_pairs_hook=_no_duplicates)
     except json.JSONDecodeError as exc:
         raise AnonlabError(
             f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
             "a schema file is JSON (write one with `anonlab init DATA`)"
         ) from None
+    except ValueError as exc:  # a key given twice (the manifest's hook)
+        raise AnonlabError(f"{source}: {exc}") from None
     except RecursionError:
         raise AnonlabError(f"{source}: a value is nested too deeply for a schema file") from None
     return validate_schema_file(obj, source)
-
-
-def _no_duplicates(source: str):
-    def hook(pairs: list[tuple[str, Any]]) -> dict:
-        out: dict = {}
-        for key, value in pairs:
-            if key in out:
-                raise AnonlabError(f"{source}: key {key!r} appears twice in one object")
-            out[key] = value
-        return out
-
-    return hook
 
 
 def dump_schema(obj: Mapping[str, Any]) -> str:
