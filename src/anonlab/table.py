@@ -870,11 +870,7 @@ def _decide(
             raise AnonlabError(_not_numeric(name, keys[key], row, parsed[key]))
         if declared == ColumnType.INTEGER and not exact.all():
             row, key = locate(~exact)
-            raise AnonlabError(
-                f"column {name!r} is declared integer but row {row} holds {_show(keys[key])}, "
-                f"which is not a whole number below 2**53 in magnitude; declare it decimal "
-                f"({_type_hint(name, 'decimal')}) or fix the value"
-            )
+            raise AnonlabError(_not_integer(name, keys[key], row))
         if declared == ColumnType.INTEGER or (declared == "number" and exact.all()):
             return ColumnType.INTEGER, "declared", "", numbers.astype(np.int64)
         return ColumnType.DECIMAL, "declared", "", numbers
@@ -943,11 +939,7 @@ def _decide_numbers(
         exact = np.ones(len(keys), dtype=bool)
     if declared == ColumnType.INTEGER and not exact.all():
         row, key = locate(~exact)
-        raise AnonlabError(
-            f"column {name!r} is declared integer but row {row} holds {_show(keys[key])}, "
-            f"which is not a whole number below 2**53 in magnitude; declare it decimal "
-            f"({_type_hint(name, 'decimal')}) or fix the value"
-        )
+        raise AnonlabError(_not_integer(name, keys[key], row))
     if declared == ColumnType.DECIMAL:
         return ColumnType.DECIMAL, how, note, keys.astype(np.float64)
     values = _integral(keys)
@@ -1023,6 +1015,14 @@ def _not_numeric(name: str, bad: object, row: int, parsed: bool = False) -> str:
     return (
         f"column {name!r} is numeric but holds the value {_show(bad)} (row {row}), which is not "
         f"a number; fix the value, or declare the column text or categorical ({_type_hint(name)})"
+    )
+
+
+def _not_integer(name: str, value: object, row: int) -> str:
+    return (
+        f"column {name!r} is declared integer but row {row} holds {_show(value)}, "
+        f"which is not a whole number below 2**53 in magnitude; declare it decimal "
+        f"({_type_hint(name, 'decimal')}) or fix the value"
     )
 
 
