@@ -41,6 +41,8 @@ def anonymize_args(csv: Path, out: Path, *extra: str) -> list[str]:
         "mondrian",
         "--l",
         "2",
+        "--value-sets",  # zip and sex have no hierarchy: their sets are published by choice
+        "sex",
         "--out",
         str(out),
         *extra,

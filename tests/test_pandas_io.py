@@ -44,6 +44,7 @@ ROLES = dict(
     sensitive="diagnosis",
     insensitive=["length_of_stay"],
     identifiers=["patient_id"],
+    value_sets=["zip", "sex"],  # no hierarchies: published as sets, by choice
 )
 EXPECTED_ROLES = {
     "patient_id": "identifier",
@@ -527,17 +528,34 @@ def test_an_unordered_category_is_categorical():
     assert table.column("c").tolist() == list(DTYPES["category"])
 
 
-@pytest.mark.xfail(strict=True, reason=TYPED)
 @pytest.mark.parametrize(
     "dtype", ["datetime64", "datetime64-tz", "pyarrow-timestamp", "pyarrow-date32"]
 )
 def test_dates_are_dates_not_categories(dtype):
-    # today a date column is read as text categories, and Mondrian publishes each group's
-    # members' exact dates as a set ({2020-01-01,2020-01-02,...}); a date is ordered
+    # a pandas date column is a date (all at midnight), in time order, and as a
+    # quasi-identifier gets the automatic date hierarchy: Mondrian publishes months, never the
+    # set of its members' exact dates ({2020-01-01,2020-01-02,...}, the behaviour before)
     table = Table.from_frame(_with_sensitive(DTYPES[dtype]), quasi_identifiers=["c"], sensitive="s")
-    assert table.schema["c"].kind is not Kind.CATEGORICAL
+    assert table.types["c"]["type"] == "date"
+    assert table.values["c"].tolist() == [f"2020-01-{d:02d}" for d in range(1, N + 1)]
+    assert table.schema["c"].hierarchy.height == 4  # month, year, 5-year, *
     labels = mondrian(table, k=3).generalization["c"].labels
-    assert not any(str(label).startswith("{") for label in labels)
+    assert set(labels.tolist()) == {"2020-01"}
+
+
+def test_a_time_zone_keeps_local_times_and_says_it_dropped_the_zone():
+    stamps = pd.to_datetime(["2020-01-01 23:30", "2020-01-02 08:00", "2020-01-02 23:30"])
+    frame = pd.DataFrame({"c": stamps.tz_localize("America/New_York"), "s": list("abc")})
+    table = Table.from_frame(frame, quasi_identifiers=["c"], sensitive="s")
+    assert table.types["c"]["type"] == "datetime"
+    assert "zone dropped" in table.types["c"]["note"]
+    # the wall-clock times where they were recorded, not UTC (which would move two of them to
+    # the next day)
+    assert table.values["c"].tolist() == [
+        "2020-01-01T23:30:00",
+        "2020-01-02T08:00:00",
+        "2020-01-02T23:30:00",
+    ]
 
 
 def test_an_ordered_category_keeps_its_order():

@@ -59,6 +59,7 @@ def _people(n: int = 40, seed: int = 1, missing: bool = False) -> pd.DataFrame:
 
 
 def _table(df: pd.DataFrame, **kw) -> Table:
+    kw.setdefault("value_sets", ["sex"])  # no hierarchy: {F,M} published by choice
     return Table.from_frame(
         df,
         quasi_identifiers=["age", "city", "sex"],
@@ -308,7 +309,12 @@ def _mondrian_table(n: int = 60, seed: int = 2) -> Table:
             "s": rng.choice(["a", "b", "c", "d"], n),
         }
     )
-    return Table.from_frame(df, quasi_identifiers=["age", "hours", "sex", "edu"], sensitive="s")
+    return Table.from_frame(
+        df,
+        quasi_identifiers=["age", "hours", "sex", "edu"],
+        sensitive="s",
+        value_sets=["sex", "edu"],  # no hierarchies: published as sets, by choice
+    )
 
 
 def _row_aligned_generalized(r: Release) -> pd.DataFrame:

@@ -85,11 +85,15 @@ def test_init_drafts_types_roles_and_builders(draft):
     # zip codes: text (leading zeros), masked by prefix levels; never a number
     assert cols["zip"]["type"] == "text"
     assert cols["zip"]["hierarchy"] == {"builder": "prefix"}
-    for date_column in ("birth_date", "admission_date"):
+    for date_column in ("birth_date", "admission_date"):  # dates are dates
+        assert cols[date_column]["type"] == "date"
         assert cols[date_column]["hierarchy"]["builder"] == "date"
     assert cols["patient_id"]["role"] == "identifier"
     assert cols["name"]["role"] == "identifier"
-    assert cols["sex"]["role"] == "quasi-identifier" and cols["sex"]["hierarchy"] is None
+    # other text: a value or *, never null (which would publish each group's values as a set)
+    assert cols["sex"]["role"] == "quasi-identifier"
+    assert cols["sex"]["hierarchy"] == {"builder": "suppress"}
+    assert "builders that fit: prefix, order, mapping, suppress" in cols["sex"]["note"]
     assert cols["length_of_stay"]["type"] == "integer"
     assert cols["length_of_stay"]["hierarchy"] == {"builder": "interval", "width": 5}
     assert "GUESSES to review" in obj["note"]

@@ -189,8 +189,8 @@ def test_a_declared_number_that_does_not_parse_is_an_error(tmp_path, declared, c
 
 def test_bad_declarations_are_named():
     frame = pd.DataFrame({"q": ["1"], "s": ["x"]})
-    with pytest.raises(AnonlabError, match=r"column 'q' has type 'date'; a type is one of text"):
-        Table.from_frame(frame, **ROLES, types={"q": "date"})
+    with pytest.raises(AnonlabError, match=r"column 'q' has type 'time'; a type is one of text"):
+        Table.from_frame(frame, **ROLES, types={"q": "time"})
     with pytest.raises(AnonlabError, match=r"type is given for unknown column 'zz'"):
         Table.from_frame(frame, **ROLES, types={"zz": "text"})
     with pytest.raises(AnonlabError, match="types must map column names"):
@@ -202,6 +202,8 @@ def test_column_type_kinds():
         Kind.CATEGORICAL,
         Kind.NUMERIC,
         Kind.NUMERIC,
+        Kind.CATEGORICAL,
+        Kind.CATEGORICAL,  # dates: labels in time order, with a date hierarchy
         Kind.CATEGORICAL,
     ]
 
@@ -229,8 +231,9 @@ def test_pandas_dtypes():
     t = Table.from_frame(frame, quasi_identifiers=qi, sensitive="s", drop_missing=True)
     assert t.dropped["rows_with_missing"] == 2
     assert t.values["when"].tolist() == ["2019-12-01", "2020-01-31", "2021-06-15"]
-    assert t.types["when"]["note"] == "pandas datetime, as ISO 8601 text"
+    assert t.types["when"]["type"] == "date" and t.types["when"]["note"] == "pandas datetime"
     assert t.values["stamp"].tolist() == ["2020-01-31T08:15:00"]
+    assert t.types["stamp"]["type"] == "datetime"
     assert t.types["count"]["type"] == "integer" and t.values["count"].dtype == np.int64
     assert t.types["zip"]["type"] == "text" and t.values["zip"].tolist() == ["01656", "02139"]
     assert t.values["grade"].tolist() == ["lo", "mid", "hi"]  # the category's order
@@ -337,7 +340,8 @@ def test_cli_types_override_inference(cli, tmp_path):
     ("types", "expected"),
     [
         ("zip", "--types: 'zip' is not COLUMN=TYPE"),
-        ("zip=date", "--types: column 'zip' has type 'date'; a type is one of text, integer"),
+        ("zip=time", "--types: column 'zip' has type 'time'; a type is one of text, integer"),
+        ("zip=date", "column 'zip' is declared date but row 1 holds '01656', which is not a"),
         ("zip=text,zip=integer", "column 'zip' is given a type twice"),
         ("nope=text", "a type is given for unknown column 'nope'"),
         ("sex=integer", "column 'sex' is numeric but holds the value 'F' (row 1)"),
@@ -379,3 +383,126 @@ def test_audit_data_check_compares_numbers_as_numbers(cli, tmp_path):
     other.write_text(data.read_text().replace("2.50,", "2.5,").replace("3.75,", "3.76,", 1))
     code, _, stderr = cli(["audit", str(out), "--data", str(other), "--stages", "checks"])
     assert code == 2 and "do not match: row 1 has w = '3.76'" in stderr
+
+
+# ---------------------------------------------------------------------- dates (issue 17, item 1)
+
+
+def test_iso_dates_are_dates_in_time_order(tmp_path):
+    t = _both(_csv(tmp_path, ["2021-06-15", "1999-12-31", "2020-01-31", "1999-12-31"]))
+    assert t.types["q"] == {
+        "type": "date",
+        "how": "inferred",
+        "note": "",
+        "hierarchy": "automatic: month, year, 5-year, *",
+    }
+    assert t.values["q"].tolist() == ["1999-12-31", "2020-01-31", "2021-06-15"]
+    assert t.codes["q"].tolist() == [2, 0, 1, 0]
+    assert t.schema["q"].hierarchy.rows()[0] == ["1999-12-31", "1999-12", "1999", "1995-1999", "*"]
+
+
+def test_datetimes_are_canonical_so_one_instant_is_one_value(tmp_path):
+    # a blank or a T, seconds or not: one instant, one value; a date alone is at midnight
+    cells = ["2020-01-31 08:30", "2020-01-31T08:30:00", "2020-01-31", "2019-05-01T23:59:59"]
+    t = _both(_csv(tmp_path, cells))
+    assert t.types["q"]["type"] == "datetime"
+    assert t.values["q"].tolist() == [
+        "2019-05-01T23:59:59",
+        "2020-01-31T00:00:00",
+        "2020-01-31T08:30:00",
+    ]
+    assert t.codes["q"].tolist() == [2, 2, 1, 0]
+    # the automatic hierarchy of a datetime starts at its day
+    assert t.schema["q"].hierarchy.rows()[2][:3] == ["2020-01-31T08:30:00", "2020-01-31", "2020-01"]
+
+
+@pytest.mark.parametrize(
+    ("cells", "row", "value", "why"),
+    [
+        (["2020-01-31", "2020-02-30", "2020-03-01"], 2, "'2020-02-30'", "names no real day"),
+        (["2020-01-31", "2021-13-01"], 2, "'2021-13-01'", "names no real day"),
+        (["2020-01-31", "2020-01-31 25:00"], 2, "'2020-01-31 25:00'", "names no real day"),
+        # a stray word among mostly dates: refused like a stray word among numbers
+        (["2020-01-31", "2020-02-01", "unknown", "2020-02-02"], 3, "'unknown'", "is not a date"),
+        (["2020-01-31", "2020-02-01", "31/01/2020"], 3, "'31/01/2020'", "is not a date"),
+    ],
+)
+def test_a_bad_date_is_an_error_naming_row_and_value(tmp_path, cells, row, value, why):
+    msg = _error_in_both(_csv(tmp_path, cells))
+    assert "column 'q'" in msg and f"row {row} holds {value}" in msg and why in msg
+    assert "--types q=text" in msg
+
+
+def test_few_dates_among_text_stay_text_with_a_note(tmp_path):
+    t = _both(_csv(tmp_path, ["fever", "2020-01-31", "cough", "rash"]))
+    assert t.types["q"]["type"] == "text"
+    assert (
+        t.types["q"]["note"]
+        == "1 of 4 values look like dates (e.g. '2020-01-31'); all read as text"
+    )
+    # other layouts are never guessed: 01/02/2020 is January or February
+    t = _both(_csv(tmp_path, ["01/02/2020", "13/02/2020"]))
+    assert t.types["q"]["type"] == "text" and "hierarchy" not in t.types["q"]
+
+
+@pytest.mark.parametrize(
+    ("declared", "cells", "expected"),
+    [
+        (
+            "date",
+            ["2020-01-31", "2020-01-31 08:30"],
+            "row 2 holds '2020-01-31 08:30', which has a "
+            "time of day; declare it datetime (--types q=datetime",
+        ),  # fmt: skip
+        ("date", ["2020-01-31", "soon"], "is declared date but row 2 holds 'soon', which is not"),
+        ("datetime", ["2020-01-31", "31.01.2020"], "is declared datetime but row 2 holds"),
+    ],
+)
+def test_a_declared_date_that_does_not_parse_is_an_error(tmp_path, declared, cells, expected):
+    msg = _error_in_both(_csv(tmp_path, cells), types={"q": declared})
+    assert expected in msg
+
+
+def test_declared_date_types(tmp_path):
+    # a date written with a midnight time is a date when declared so; datetime takes dates
+    t = _both(_csv(tmp_path, ["2020-01-31 00:00", "2020-02-01"]), types={"q": "date"})
+    assert t.types["q"]["type"] == "date" and t.types["q"]["how"] == "declared"
+    assert t.values["q"].tolist() == ["2020-01-31", "2020-02-01"]
+    t = _both(_csv(tmp_path, ["2020-01-31", "2020-02-01"]), types={"q": "datetime"})
+    assert t.values["q"].tolist() == ["2020-01-31T00:00:00", "2020-02-01T00:00:00"]
+    # declared text keeps the text as written, and no date hierarchy is attached
+    t = _both(_csv(tmp_path, ["2020-01-31 08:30", "2020-01-31T08:30"]), types={"q": "text"})
+    assert t.values["q"].tolist() == ["2020-01-31 08:30", "2020-01-31T08:30"]
+    assert t.schema["q"].hierarchy is None
+
+
+def test_a_numeric_column_declared_date_is_an_error():
+    frame = pd.DataFrame({"q": [20200131, 20200201], "s": ["x", "y"]})
+    with pytest.raises(AnonlabError, match=r"column 'q' is declared date but holds numbers"):
+        Table.from_frame(frame, **ROLES, types={"q": "date"})
+
+
+def test_only_a_quasi_identifier_date_gets_an_automatic_hierarchy(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("q,when,s\na,2020-01-31,x\nb,2020-02-01,y\n")
+    t = Table.from_csv(path, quasi_identifiers=["q"], sensitive="s", insensitive=["when"])
+    assert t.types["when"]["type"] == "date" and "hierarchy" not in t.types["when"]
+    assert t.schema["when"].hierarchy is None
+    assert "when: date (inferred)" in t.type_lines()
+    t = Table.from_csv(path, quasi_identifiers=["q", "when"], sensitive="s")
+    assert t.type_lines()[1] == "when: date (inferred); hierarchy automatic: month, year, 5-year, *"
+
+
+# ---------------------------------------------------------------------- a column's own markers
+
+
+def test_a_columns_own_missing_markers_in_both_readers(tmp_path):
+    # 'unknown' is missing in q only (a schema file's "missing"); read in chunks, not whole
+    path = _csv(tmp_path, ["2020-01-31", " unknown ", "2020-02-01", "2020-02-02", "unknown"])
+    msg = _error_in_both(path, missing={"q": ["unknown"]})
+    assert "column 'q': 2 missing (rows 2, 5)" in msg
+    t = _both(path, missing={"q": ["unknown"]}, drop_missing=True)
+    assert t.types["q"]["type"] == "date"
+    assert t.dropped["rows_with_missing"] == 2 and t.row_id.tolist() == [0, 2, 3]
+    with pytest.raises(AnonlabError, match="markers are given for 'nope', which is not a column"):
+        Table.from_csv(path, **ROLES, missing={"nope": ["x"]})

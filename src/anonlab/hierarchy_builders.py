@@ -3,7 +3,7 @@
 :func:`build_hierarchy` turns a spec such as ``{"builder": "prefix"}`` or
 ``{"builder": "date", "levels": ["month", "year"]}`` and a column's distinct values into a
 :class:`~anonlab.hierarchy.Hierarchy` (rows ``leaf;level1;...;*``, the ARX CSV format), so a
-publisher need not write hierarchies by hand. The five builders (:data:`BUILDERS`):
+publisher need not write hierarchies by hand. The six builders (:data:`BUILDERS`):
 
 ``interval`` (numbers)
     ARX's ``HierarchyBuilderIntervalBased``: the first level puts each number in a band
@@ -29,6 +29,9 @@ publisher need not write hierarchies by hand. The five builders (:data:`BUILDERS
     ICD-10 code → 3-character category → chapter), or the same inline as ``levels``, a list of
     dicts (level ``j``'s dict maps each node of level ``j - 1`` to its parent). Every value of
     the column must be mapped; rows of the file for values not in the column are ignored.
+``suppress`` (any values)
+    Each value, then ``*``: a group publishes its one value or ``*``, nothing in between (ARX's
+    usual hierarchy for sex, and the safe choice for a category with no natural grouping).
 
 Choices made where ARX and the papers are silent
 ------------------------------------------------
@@ -86,6 +89,7 @@ from typing import NoReturn
 import numpy as np
 import pandas as pd
 
+from anonlab.dates import ISO_FORMS, iso_forms, parse_iso
 from anonlab.errors import AnonlabError
 from anonlab.formula_guard import unguard_text
 from anonlab.hierarchy import ROOT, Hierarchy
@@ -100,7 +104,7 @@ __all__ = [
 ]
 
 #: The builders :func:`build_hierarchy` knows, by name.
-BUILDERS: tuple[str, ...] = ("interval", "date", "prefix", "order", "mapping")
+BUILDERS: tuple[str, ...] = ("interval", "date", "prefix", "order", "mapping", "suppress")
 
 #: The date levels, finest first (a ``levels`` list must follow this order).
 DATE_LEVELS: tuple[str, ...] = ("day", "week", "month", "quarter", "year", "5-year", "10-year")
@@ -111,6 +115,7 @@ _PARAMS: dict[str, tuple[str, ...]] = {
     "prefix": ("keep", "mask_char", "pad"),
     "order": ("order", "fanout"),
     "mapping": ("file", "levels", "sep"),
+    "suppress": (),
 }
 
 _DESCRIPTIONS: dict[str, str] = {
@@ -123,10 +128,20 @@ _DESCRIPTIONS: dict[str, str] = {
     "order": "ordered categories merged in runs of `fanout` adjacent values (`order`), then *",
     "mapping": "a user table: CSV `file` (leaf column, then one column per level) or inline "
     "`levels`",
+    "suppress": "each value or * (nothing in between: a group of several values publishes *)",
 }
 
-_DATE_PATTERN = r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?"
-_DATE_FORMAT = "YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS]"
+
+#: The ``date`` builder's levels when none are given (and ``anonlab init``'s draft).
+DEFAULT_DATE_LEVELS = ("month", "year", "5-year")
+
+
+def automatic_date_spec(with_time: bool) -> dict[str, object]:
+    """The ``date`` builder spec a date (or, ``with_time``, datetime) quasi-identifier gets when
+    no hierarchy is given: :data:`DEFAULT_DATE_LEVELS`, with ``day`` first for datetimes (a
+    datetime's day is the first step up from its exact time)."""
+    levels = (("day",) if with_time else ()) + DEFAULT_DATE_LEVELS
+    return {"builder": "date", "levels": list(levels)}
 
 
 def describe_builders() -> str:
@@ -148,19 +163,19 @@ def fitting_builders(values: Sequence[str]) -> tuple[str, ...]:
 
     ``date`` if every value is an ISO date or datetime; ``interval`` if every value is a finite
     number and none is written with a leading zero (``02139`` is a code, not a number);
-    ``prefix`` if every value has the same length; ``order`` and ``mapping`` always. For
-    messages that suggest a builder for a column without a hierarchy.
+    ``prefix`` if every value has the same length; ``order``, ``mapping`` and ``suppress``
+    always. For messages that suggest a builder for a column without a hierarchy.
 
     >>> fitting_builders(["02139", "10001"])
-    ('prefix', 'order', 'mapping')
+    ('prefix', 'order', 'mapping', 'suppress')
     >>> fitting_builders(["2020-01-31", "1999-12-01"])
-    ('date', 'prefix', 'order', 'mapping')
+    ('date', 'prefix', 'order', 'mapping', 'suppress')
     """
     ctx = _Context("", "")
     try:
         distinct = _distinct_text(values, ctx)
     except AnonlabError:
-        return ("order", "mapping")
+        return ("order", "mapping", "suppress")
     found = []
     texts = pd.Series(distinct, dtype=object)
     try:
@@ -173,7 +188,7 @@ def fitting_builders(values: Sequence[str]) -> tuple[str, ...]:
             found.append("interval")
     if texts.str.len().nunique() == 1:
         found.append("prefix")
-    return (*found, "order", "mapping")
+    return (*found, "order", "mapping", "suppress")
 
 
 def build_hierarchy(spec: Mapping[str, object], values: Sequence[str], name: str) -> Hierarchy:
@@ -459,27 +474,22 @@ def _build_interval(params: Mapping[str, object], values: np.ndarray, ctx: _Cont
 
 # ---------------------------------------------------------------------- date
 def _parse_dates(values: np.ndarray, ctx: _Context, what: str = "value") -> np.ndarray:
-    """ISO dates/datetimes as datetime64[s]; an error names the first that is not one."""
-    series = pd.Series(values, dtype=object).astype(str)
-    ok = series.str.fullmatch(_DATE_PATTERN).to_numpy(bool)
-    if not ok.all():
+    """ISO dates/datetimes as datetime64[s]; an error names the first that is not one
+    (:mod:`anonlab.dates` reads them, as the table reader does)."""
+    texts = pd.Series(values, dtype=object).astype(str).to_numpy(dtype=object)
+    forms = iso_forms(texts)
+    if not forms.all():
         ctx.fail(
-            f"{what} {values[np.flatnonzero(~ok)[0]]!r} is not a date; expected {_DATE_FORMAT} "
-            "(e.g. 2020-01-31 or 2020-01-31T08:30)"
+            f"{what} {values[np.flatnonzero(forms == 0)[0]]!r} is not a date; expected "
+            f"{ISO_FORMS} (e.g. 2020-01-31 or 2020-01-31T08:30)"
         )
-    texts = series.str.replace(" ", "T", regex=False).to_numpy(str)
-    try:
-        return texts.astype("datetime64[s]")
-    except ValueError:
-        for v, t in zip(values, texts, strict=True):  # find the culprit (error path only)
-            try:
-                np.datetime64(t, "s")
-            except ValueError:
-                ctx.fail(
-                    f"{what} {v!r} is not a valid date (no such day or time); expected "
-                    f"{_DATE_FORMAT}"
-                )
-        raise
+    stamps, bad = parse_iso(texts)
+    if bad.any():
+        ctx.fail(
+            f"{what} {values[np.flatnonzero(bad)[0]]!r} is not a valid date (no such day or "
+            f"time); expected {ISO_FORMS}"
+        )
+    return stamps
 
 
 def _ymd(days: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -561,7 +571,7 @@ def _build_date(params: Mapping[str, object], values: np.ndarray, ctx: _Context)
         clash = [k for k in ("width", "fanout") if k in params]
         if clash:
             ctx.fail(f"{', '.join(map(repr, clash))} apply only with 'age_at' (age bands)")
-        names = ["month", "year", "5-year"]
+        names = list(DEFAULT_DATE_LEVELS)
         if "levels" in params:
             names = [str(n) for n in ctx.param_list(params, "levels")]
         if not names:
@@ -770,10 +780,16 @@ def _build_mapping(params: Mapping[str, object], values: np.ndarray, ctx: _Conte
     return [row for leaf, row in by_leaf.items() if leaf in present]
 
 
+# ---------------------------------------------------------------------- suppress
+def _build_suppress(params: Mapping[str, object], values: np.ndarray, ctx: _Context) -> list:
+    return _rows(values, [], np.argsort(values.astype(str), kind="stable"), top=True)
+
+
 _BUILD: dict[str, Callable[[Mapping[str, object], np.ndarray, _Context], list]] = {
     "interval": _build_interval,
     "date": _build_date,
     "prefix": _build_prefix,
     "order": _build_order,
     "mapping": _build_mapping,
+    "suppress": _build_suppress,
 }

@@ -169,6 +169,8 @@ class Release:
         manifest["rows"] = int(table.n_rows)
         manifest["groups"] = int(self.n_groups)
         manifest["dropped"] = dict(table.dropped)
+        if table.types:  # how each column's type was decided (dates are read back as dates)
+            manifest.setdefault("column_types", {k: dict(v) for k, v in table.types.items()})
         manifest["perturbed_records"] = int(
             0
             if self.published_sensitive is None
@@ -443,6 +445,65 @@ class Release:
 
 
 # ---------------------------------------------------------------------------------------------
+def value_set_columns(table: Table) -> list[str]:
+    """Quasi-identifiers that a generalized release would publish as the set of each group's
+    values without the publisher having chosen it: text or categorical, no hierarchy, not
+    marked ``value_sets`` (:class:`~anonlab.schema.Attribute`)."""
+    return [
+        q
+        for q in table.quasi_identifiers
+        if (att := table.schema[q]).kind is not Kind.NUMERIC
+        and att.hierarchy is None
+        and not att.value_sets
+    ]
+
+
+#: Values of a column that :func:`require_no_value_sets` judges the fitting builders on.
+_SUGGEST_ON = 100_000
+
+
+def require_no_value_sets(table: Table, scheme: str, levels: object = None) -> None:
+    """Refuse to publish a generalized release in which a quasi-identifier would be the set of
+    its group members' exact values (issue 17, item 3).
+
+    Under generalization a text or categorical quasi-identifier without a hierarchy is
+    published as ``{a,b,...}``: every member's exact value, dressed up as a generalization.
+    The error names each such column, the builders that fit its values
+    (:func:`~anonlab.hierarchy_builders.fitting_builders`, judged on its first
+    100,000 distinct values) and the explicit way to publish the sets anyway (``value_sets``).
+    Nothing is refused for bucketization (Anatomy publishes exact quasi-identifiers by design)
+    or a full-domain release (``levels``: every quasi-identifier has a hierarchy).
+
+    Raises
+    ------
+    AnonlabError
+        Naming the columns, the builders that fit each, and the options.
+    """
+    if scheme != "generalization" or levels is not None:
+        return
+    columns = value_set_columns(table)
+    if not columns:
+        return
+    from anonlab.hierarchy_builders import fitting_builders
+
+    lines = []
+    for q in columns:
+        values = [str(v) for v in np.asarray(table.values[q][:_SUGGEST_ON]).tolist()]
+        lines.append(f"  {q}: builders that fit its values: {', '.join(fitting_builders(values))}")
+    names = ",".join(columns)
+    listed = ", ".join(map(repr, columns))
+    raise AnonlabError(
+        f"quasi-identifier{'s' if len(columns) > 1 else ''} {listed} "
+        f"{'have' if len(columns) > 1 else 'has'} no hierarchy, so a generalized group would "
+        "publish the set of its members' exact values ({a,b,...}). Give each a hierarchy: a "
+        'builder (`anonlab hierarchy build`, or "hierarchy": {"builder": ...} in a schema '
+        "file; the suppress builder publishes a value or *) or an ARX hierarchy file "
+        "(--hierarchies DIR); or publish the sets knowingly with --value-sets "
+        f"{names} (value_sets={columns!r} in Python). A bucketized release (Anatomy) "
+        "publishes exact quasi-identifiers by design and needs none.\n" + "\n".join(lines)
+    )
+
+
 # Set labels of categorical attributes without a hierarchy (grammar: escape_member)
 # ---------------------------------------------------------------------------------------------
 _SPECIAL = ("\\", ",", "{", "}")

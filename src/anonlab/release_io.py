@@ -53,8 +53,8 @@ from anonlab.atomic_output import (  # noqa: F401  (re-exported: the public home
 from anonlab.errors import AnonlabError
 from anonlab.hierarchy import Hierarchy
 from anonlab.manifest import FORMAT, FORMAT_VERSION, RECORDS_FILE
-from anonlab.release import Release
-from anonlab.schema import Kind
+from anonlab.release import Release, require_no_value_sets, value_set_columns
+from anonlab.schema import ColumnType, Kind
 from anonlab.table import (
     GROUP_ID_COLUMN,
     PUBLISHED_SENSITIVE_COLUMN,
@@ -102,8 +102,11 @@ def _plan(release: Release) -> tuple[np.ndarray, np.ndarray]:
 
 def generalized_frame(release: Release) -> pd.DataFrame:
     """The release as one generalized table (like ARX's output) with a group id column, rows
-    and group ids in the order of the release's export key (:mod:`anonlab.export_order`)."""
+    and group ids in the order of the release's export key (:mod:`anonlab.export_order`).
+    A quasi-identifier that would be published as value sets without the publisher's choice
+    is refused (:func:`anonlab.release.require_no_value_sets`)."""
     table = release.table
+    require_no_value_sets(table, release.scheme, release.levels)
     gen = release.generalization
     order, published_id = _plan(release)
     cols: dict[str, np.ndarray] = {
@@ -391,6 +394,20 @@ def _distinct(ids: np.ndarray) -> bool:
     return bool(np.all(ordered[1:] != ordered[:-1]))
 
 
+def _temporal_types(manifest: dict, schema: list[dict]) -> dict[str, str]:
+    """The date and datetime columns as the manifest's ``column_types`` records them, so that
+    a loaded release reads them back as dates (their labels are canonical ISO 8601)."""
+    decided = manifest.get("column_types") or {}
+    names = {a["name"] for a in schema}
+    return {
+        name: entry["type"]
+        for name, entry in decided.items()
+        if name in names
+        and isinstance(entry, dict)
+        and entry.get("type") in (ColumnType.DATE.value, ColumnType.DATETIME.value)
+    }
+
+
 def load_release(path: str | os.PathLike) -> Release:
     """Load a release directory written by :func:`save_release`, after the checks listed in
     the module docstring (any failure is an :class:`AnonlabError` naming the file or field)."""
@@ -418,6 +435,8 @@ def load_release(path: str | os.PathLike) -> Release:
         + ([PUBLISHED_SENSITIVE] if PUBLISHED_SENSITIVE in frame.columns else []),
         numeric=[a["name"] for a in schema if a["kind"] == "numeric"],
         hierarchies=hierarchies,
+        types=_temporal_types(manifest, schema),
+        value_sets=[a["name"] for a in schema if a.get("value_sets")],
     )
     table.row_id = frame[_ROW_ID].to_numpy()
     table.dropped = manifest.get("dropped", {})
@@ -595,6 +614,9 @@ def import_generalized(
         },
         "seed": None,
     }
+    # A quasi-identifier without a hierarchy was published by the file's maker as value sets
+    # (or exact values); saving the import republishes it so, by that earlier choice.
+    original = original.with_value_sets(value_set_columns(original))
     return Release(original, group, "generalization", manifest)
 
 

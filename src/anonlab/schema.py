@@ -9,8 +9,12 @@ Types (issue 17, item 1) say how a column's cells are read; :class:`ColumnType` 
 and ``categorical`` columns are of kind ``categorical`` (labels exactly as written, leading zeros
 kept, ordered by label or by their hierarchy). ``text`` and ``categorical`` are encoded alike;
 ``categorical`` says the values are a closed set of categories (a pandas ``category`` column,
-whose order is kept when it is ordered). How a type is inferred when none is declared:
-:mod:`anonlab.table`.
+whose order is kept when it is ordered). ``date`` and ``datetime`` columns are of kind
+``categorical`` too, with canonical ISO 8601 labels (:mod:`anonlab.dates`) in chronological
+order; as quasi-identifiers they get an automatic date hierarchy unless one is given, so a
+group publishes a month, a year or a span of years, never the set of its members' dates (the
+choice, and why they are not ``numeric``: :mod:`anonlab.table`). How a type is inferred when
+none is declared: :mod:`anonlab.table`.
 """
 
 from __future__ import annotations
@@ -42,6 +46,13 @@ class ColumnType(StrEnum):
     INTEGER = "integer"
     DECIMAL = "decimal"
     CATEGORICAL = "categorical"
+    DATE = "date"
+    DATETIME = "datetime"
+
+    @property
+    def temporal(self) -> bool:
+        """Whether the type is ``date`` or ``datetime``."""
+        return self in (ColumnType.DATE, ColumnType.DATETIME)
 
     @property
     def kind(self) -> Kind:
@@ -79,20 +90,29 @@ def parse_column_types(types: object, option: str = "types") -> dict[str, Column
 
 @dataclass(frozen=True)
 class Attribute:
-    """One column: its name, role, kind and (optional) generalization hierarchy."""
+    """One column: its name, role, kind and (optional) generalization hierarchy.
+
+    ``value_sets``: the publisher chose to publish this quasi-identifier, which has no
+    hierarchy, as the set of each generalized group's values (``{a,b}``: every member's exact
+    value). Without it such a release is refused when published (issue 17, item 3:
+    :func:`anonlab.release.require_no_value_sets`)."""
 
     name: str
     role: Role
     kind: Kind
     hierarchy: Hierarchy | None = field(default=None, compare=False)
+    value_sets: bool = False
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "name": self.name,
             "role": self.role.value,
             "kind": self.kind.value,
             "hierarchy_height": None if self.hierarchy is None else self.hierarchy.height,
         }
+        if self.value_sets:
+            out["value_sets"] = True
+        return out
 
 
 @dataclass(frozen=True)
@@ -134,6 +154,11 @@ class Schema:
     @property
     def sensitive(self) -> str | None:
         return next((a.name for a in self.attributes if a.role is Role.SENSITIVE), None)
+
+    @property
+    def value_sets(self) -> tuple[str, ...]:
+        """Quasi-identifiers the publisher chose to publish as value sets."""
+        return tuple(a.name for a in self.attributes if a.value_sets)
 
     @property
     def insensitive(self) -> tuple[str, ...]:

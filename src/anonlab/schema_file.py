@@ -10,7 +10,7 @@ A publisher describes a data file once, in a JSON file that ``anonlab init DATA`
         {"name": "patient_id", "role": "identifier"},
         {"name": "zip", "role": "quasi-identifier", "type": "text",
          "hierarchy": {"builder": "prefix"}},
-        {"name": "birth_date", "role": "quasi-identifier", "type": "text",
+        {"name": "birth_date", "role": "quasi-identifier", "type": "date",
          "hierarchy": {"builder": "date", "levels": ["month", "year", "5-year"]}},
         {"name": "sex", "role": "quasi-identifier", "type": "categorical", "hierarchy": null},
         {"name": "icd10", "role": "sensitive", "type": "text", "missing": ["unknown"]},
@@ -30,12 +30,17 @@ Fields (the declared JSON Schema is :data:`SCHEMA`, validated with :mod:`jsonsch
     protected), ``insensitive`` (published as it is), ``identifier`` (a direct identifier:
     dropped, never published) or ``drop`` (left out: not published, not used).
     ``type`` (optional; absent or null: inferred from the values, as without a schema) is one
-    of ``text``, ``integer``, ``decimal``, ``categorical`` (:class:`anonlab.schema.ColumnType`;
-    dates are ``text`` in ISO 8601 and get the ``date`` builder). ``hierarchy`` (optional, only
-    for a quasi-identifier or the sensitive attribute) is null, the path of an ARX-format CSV
-    hierarchy, or a builder spec ``{"builder": NAME, ...}`` (:mod:`anonlab.hierarchy_builders`:
-    interval, date, prefix, order, mapping). ``missing`` (optional) lists more cell values read
-    as missing in that column, besides the usual ones (:data:`anonlab.table.MISSING_MARKERS`).
+    of ``text``, ``integer``, ``decimal``, ``categorical``, ``date``, ``datetime``
+    (:class:`anonlab.schema.ColumnType`; dates in ISO 8601, :mod:`anonlab.dates`; a date
+    quasi-identifier without a hierarchy gets the ``date`` builder's default levels).
+    ``hierarchy`` (optional, only for a quasi-identifier or the sensitive attribute) is null,
+    the path of an ARX-format CSV hierarchy, or a builder spec ``{"builder": NAME, ...}``
+    (:mod:`anonlab.hierarchy_builders`: interval, date, prefix, order, mapping). ``missing``
+    (optional) lists more cell values read as missing in that column, besides the usual ones
+    (:data:`anonlab.table.MISSING_MARKERS`).
+    ``value_sets`` (optional, ``true`` only for a quasi-identifier without a hierarchy): publish
+    it as the set of each group's values, knowingly (``--value-sets``); without a hierarchy or
+    this, a text quasi-identifier makes a generalized release refuse to be published.
     ``note`` (optional text) is for people: ``anonlab init`` writes why it guessed each role.
 ``sensitive_values`` (optional)
     Only these sensitive values are protected (as ``--sensitive-values``).
@@ -69,7 +74,7 @@ import numpy as np
 from jsonschema.exceptions import ValidationError, best_match
 
 from anonlab.errors import AnonlabError
-from anonlab.hierarchy_builders import BUILDERS, builder_params
+from anonlab.hierarchy_builders import BUILDERS, DEFAULT_DATE_LEVELS, builder_params
 from anonlab.manifest import _got, _no_duplicates, _short, describe_schema_error, field_path
 from anonlab.schema import ColumnType
 
@@ -130,6 +135,11 @@ SCHEMA: dict[str, Any] = {
                         "type": ["null", "string", "object"],
                         "description": 'null, a hierarchy CSV path or {"builder": NAME, ...}',
                     },
+                    "value_sets": {
+                        "type": "boolean",
+                        "description": "true to publish a quasi-identifier without a hierarchy "
+                        "as the set of each group's values (every member's exact value)",
+                    },
                     "missing": {
                         "type": "array",
                         "items": {"type": "string", "description": "a cell value"},
@@ -159,6 +169,7 @@ class ColumnSpec:
     type: str | None = None
     hierarchy: str | dict[str, Any] | None = None
     missing: tuple[str, ...] = ()
+    value_sets: bool = False
 
 
 @dataclass(frozen=True)
@@ -251,6 +262,8 @@ class SchemaFile:
                 entry["hierarchy"] = c.hierarchy
             if c.missing:
                 entry["missing"] = list(c.missing)
+            if c.value_sets:
+                entry["value_sets"] = True
             columns.append(entry)
         return {"format": FORMAT, "format_version": FORMAT_VERSION, "columns": columns}
 
@@ -322,6 +335,14 @@ def validate_schema_file(obj: object, source: str) -> SchemaFile:
                 raise _fail(source, ["columns", i, "hierarchy"], "must not be an empty path")
             if isinstance(hierarchy, dict):
                 _check_builder(hierarchy, source, ["columns", i, "hierarchy"])
+        if c.get("value_sets"):
+            if c["role"] != "quasi-identifier" or hierarchy is not None:
+                raise _fail(
+                    source,
+                    ["columns", i, "value_sets"],
+                    f"column {name!r}: value_sets applies to a quasi-identifier without a "
+                    "hierarchy (it says how to publish one that has none)",
+                )
         columns.append(
             ColumnSpec(
                 name=name,
@@ -329,6 +350,7 @@ def validate_schema_file(obj: object, source: str) -> SchemaFile:
                 type=c.get("type"),
                 hierarchy=hierarchy,
                 missing=tuple(c.get("missing") or ()),
+                value_sets=bool(c.get("value_sets")),
             )
         )
     sensitive = [c.name for c in columns if c.role == "sensitive"]
@@ -412,7 +434,7 @@ _DRAFT_NOTE = (
 )
 
 #: Date levels a drafted ``date`` builder uses (the builder's default, written out to edit).
-DRAFT_DATE_LEVELS = ["month", "year", "5-year"]
+DRAFT_DATE_LEVELS = list(DEFAULT_DATE_LEVELS)
 
 #: Bands a drafted ``interval`` builder aims at over the column's range.
 DRAFT_BANDS = 10
@@ -458,8 +480,9 @@ def draft_schema(table: Any, data: str) -> tuple[dict[str, Any], list[Suggestion
       leading zeros kept by the reader): ``prefix`` (one more character masked per level);
     * integers or decimals: ``interval`` with a width of 1, 2 or 5 times a power of ten that
       cuts the range into at most :data:`DRAFT_BANDS` bands (bands merged two by two above);
-    * other text: null, with a note: few values are published as the set present in a group
-      unless a builder is given; ``order`` or ``mapping`` fit any text.
+    * other text: ``suppress`` (a value or ``*``), with a note naming the builders that fit
+      (``order`` or ``mapping`` give finer levels to someone who knows what the values mean);
+      never null, which would make a generalized release refuse to be published.
     """
     from anonlab.hierarchy_builders import fitting_builders
 
@@ -550,9 +573,9 @@ def _draft_hierarchy(
         )
     few = f"{len(labels):,} distinct value{'s' if len(labels) != 1 else ''}"
     return (
-        None,
-        f"{few}, no builder guessed: a group publishes the set of its values unless you give "
-        "a hierarchy (builders that fit: " + ", ".join(fits) + ")",
+        {"builder": "suppress"},
+        f"{few}: each value or * (a group of several values publishes *); a finer hierarchy "
+        "needs to know what the values mean (builders that fit: " + ", ".join(fits) + ")",
     )
 
 

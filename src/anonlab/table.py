@@ -46,6 +46,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from anonlab.dates import (
+    DATETIME_FORM,
+    ISO_FORMS,
+    canonical_labels,
+    has_time,
+    iso_forms,
+    parse_iso,
+)
 from anonlab.errors import AnonlabError
 from anonlab.formula_guard import unguard_frame, unguard_names
 from anonlab.hierarchy import Hierarchy
@@ -247,8 +255,20 @@ class Table:
                 continue
             how = t.get("how", "")
             note = t.get("note") or ""
-            lines.append(f"{a.name}: {t['type']} ({how}{': ' + note if note else ''})")
+            line = f"{a.name}: {t['type']} ({how}{': ' + note if note else ''})"
+            if t.get("hierarchy"):
+                line += f"; hierarchy {t['hierarchy']}"
+            lines.append(line)
         return lines
+
+    def with_value_sets(self, names: Sequence[str]) -> Table:
+        """The same table (codes shared, not copied) with ``names`` marked as quasi-identifiers
+        the publisher chose to publish as value sets (see ``value_sets`` in
+        :meth:`from_frame`)."""
+        attributes = _with_value_sets(list(self.schema.attributes), names)
+        table = Table(Schema(tuple(attributes)), self.codes, self.values, self.row_id, self.dropped)
+        table.types = {k: dict(v) for k, v in self.types.items()}
+        return table
 
     def to_frame(self) -> pd.DataFrame:
         """The decoded table as a DataFrame (columns in schema order)."""
@@ -268,6 +288,11 @@ class Table:
         keep_ins = [
             a for a in self.schema.insensitive if a not in quasi_identifiers and a != sensitive
         ]
+        dates = {
+            k: v["type"]
+            for k, v in self.types.items()
+            if k in df.columns and v.get("type") in (ColumnType.DATE, ColumnType.DATETIME)
+        }
         table = Table.from_frame(
             df,
             quasi_identifiers=quasi_identifiers,
@@ -275,8 +300,17 @@ class Table:
             insensitive=keep_ins,
             numeric=[k for k, v in kinds.items() if v is Kind.NUMERIC],
             hierarchies=hier,
+            types=dates,
+            value_sets=[
+                a
+                for a in self.schema.value_sets
+                if a in quasi_identifiers and a not in (hierarchies or {})
+            ],
         )
+        automatic = {k: v["hierarchy"] for k, v in table.types.items() if "hierarchy" in v}
         table.types = {k: dict(v) for k, v in self.types.items() if k in table.schema}
+        for name, hierarchy in automatic.items():  # a date that became a quasi-identifier
+            table.types.setdefault(name, {})["hierarchy"] = hierarchy
         return table
 
     # ------------------------------------------------------------------ builders
@@ -294,6 +328,8 @@ class Table:
         drop_missing: bool = False,
         types: Mapping[str, str] | None = None,
         unassigned: str = "drop",
+        value_sets: Sequence[str] = (),
+        missing: Mapping[str, Sequence[str]] | None = None,
     ) -> Table:
         """Encode a DataFrame.
 
@@ -331,6 +367,16 @@ class Table:
             What happens to a column given no role: ``"drop"`` (default) leaves it out and
             names it in ``dropped["columns"]``; ``"error"`` refuses the data, listing every such
             column.
+        value_sets : sequence of str
+            Quasi-identifiers without a hierarchy that a generalized release may publish as the
+            set of each group's values (``{a,b}``: every member's exact value), by the
+            publisher's explicit choice. Any other text or categorical quasi-identifier without
+            a hierarchy makes a generalized release refuse to be published, naming the builders
+            that fit (:func:`anonlab.release.require_no_value_sets`). Date and datetime
+            quasi-identifiers get an automatic date hierarchy instead.
+        missing : mapping of str to list of str, optional
+            More cell values read as missing in a column (``{"icd10": ["unknown"]}``), besides
+            :data:`MISSING_MARKERS`; compared with the cell stripped of blanks.
 
         Rows in error messages are numbered from 1, the first data row (a CSV's header is
         not counted), as in the missing-value messages.
@@ -353,12 +399,13 @@ class Table:
             unassigned,
         )
         declared = _declared_types(kept, columns, numeric, types)
+        extra = _check_missing(missing, kept)
         if len(frame) == 0:
             raise AnonlabError(_EMPTY)
         sub = frame[kept]
 
         # Missing values: count, locate, then refuse or drop.
-        missing = _missing_mask(sub)
+        missing = _missing_mask(sub, extra=extra)
         row_id = np.arange(len(frame), dtype=np.int64)
         dropped = _dropped_columns(columns, kept, identifiers)
         if missing.to_numpy().any():
@@ -385,10 +432,15 @@ class Table:
             attributes.append(
                 Attribute(name, _role(name, quasi_identifiers, sensitive), kind, hier)
             )
-        return cls._assemble(attributes, codes, values, row_id, dropped, decisions)
+        return cls._assemble(attributes, codes, values, row_id, dropped, decisions, value_sets)
 
     @classmethod
-    def _assemble(cls, attributes, codes, values, row_id, dropped, types=None) -> Table:
+    def _assemble(
+        cls, attributes, codes, values, row_id, dropped, types=None, value_sets=()
+    ) -> Table:
+        types = types or {}
+        attributes = [_with_automatic_hierarchy(a, values[a.name], types) for a in attributes]
+        attributes = _with_value_sets(attributes, value_sets)
         table = cls(Schema(tuple(attributes)), codes, values, row_id, dropped, types)
         for a in attributes:  # every value must be a leaf of its hierarchy
             if a.hierarchy is not None:
@@ -428,10 +480,11 @@ class Table:
 
         def chunks(kept: list[str]):
             positions = sorted(header.index(c) for c in kept)
+            extra = _check_missing(kwargs.get("missing"), kept)
             reader = pd.read_csv(path, usecols=positions, chunksize=chunk_rows, **options)
             with reader:
                 for chunk in reader:
-                    text = _TextChunk(chunk, kept)
+                    text = _TextChunk(chunk, kept, extra)
                     del chunk
                     yield text
 
@@ -776,13 +829,14 @@ def _prepare(col: pd.Series) -> tuple[object, str, list[str] | None]:
         return col.astype(object).astype(str), "bool", None
     if pd.api.types.is_datetime64_any_dtype(dtype) or _is_arrow_temporal(dtype):
         stamps = pd.to_datetime(col)
-        if stamps.dt.tz is not None:
-            text = stamps.dt.strftime("%Y-%m-%dT%H:%M:%S%z")
-        elif bool((stamps.dropna() == stamps.dropna().dt.normalize()).all()):
+        source = "datetime"
+        if stamps.dt.tz is not None:  # the wall-clock time where it was recorded
+            stamps, source = stamps.dt.tz_localize(None), "datetime-tz"
+        if bool((stamps.dropna() == stamps.dropna().dt.normalize()).all()):
             text = stamps.dt.strftime("%Y-%m-%d")
         else:
             text = stamps.dt.strftime("%Y-%m-%dT%H:%M:%S")
-        return text.astype(object), "datetime", None
+        return text.astype(object), source, None
     if pd.api.types.is_numeric_dtype(dtype):
         floating = pd.api.types.is_float_dtype(dtype)
         if isinstance(dtype, np.dtype):
@@ -811,7 +865,8 @@ def _is_arrow_temporal(dtype: object) -> bool:
 
 
 _SOURCE_NOTES = {
-    "datetime": "pandas datetime, as ISO 8601 text",
+    "datetime": "pandas datetime",
+    "datetime-tz": "pandas datetime with a time zone: the local times kept, the zone dropped",
     "category": "pandas category",
     "bool": "pandas bool",
 }
@@ -850,12 +905,43 @@ def _decide(
     * no value a number: ``text``; a pandas ``category`` or ``bool`` column is ``categorical``
       and a datetime column ``text`` (ISO 8601), each with a note.
     """
+    temporal = isinstance(declared, ColumnType) and declared.temporal
+    if source == "number" and temporal:
+        raise AnonlabError(
+            f"column {name!r} is declared {declared.value} but holds numbers (dtype "
+            f"{keys.dtype}); dates are read from ISO 8601 text ({ISO_FORMS}) or a datetime "
+            f"column: convert it, or declare it integer ({_type_hint(name, 'integer')})"
+        )
     if source == "number" and declared not in (ColumnType.TEXT, ColumnType.CATEGORICAL):
         return _decide_numbers(name, keys, declared, locate)
     if source == "number":  # declared text/categorical: the numbers' text
         return declared, "declared", "", None
     if declared in (ColumnType.TEXT, ColumnType.CATEGORICAL):
         return declared, "declared", "", None
+    if temporal or source.startswith("datetime"):
+        note = "" if temporal else _SOURCE_NOTES[source]
+        return _decide_dates(name, keys, declared, note, locate)
+    date_note = ""
+    if declared is None and source == "text":
+        forms = iso_forms(keys)
+        if forms.all() and len(keys):
+            return _decide_dates(name, keys, None, "", locate)
+        if forms.any():
+            rows = counts()
+            date_rows, total = int(rows[forms > 0].sum()), int(rows.sum())
+            if 2 * date_rows >= total:
+                row, key = locate(forms == 0)
+                raise AnonlabError(
+                    f"column {name!r} looks like dates ({date_rows:,} of {total:,} values are "
+                    f"ISO 8601 dates) but row {row} holds {_show(keys[key])}, which is not a "
+                    f"date ({ISO_FORMS}); fix or blank that value (or name it a missing "
+                    f"marker), or declare the column text ({_type_hint(name)})"
+                )
+            _, key = locate(forms > 0)
+            date_note = (
+                f"{date_rows:,} of {total:,} values look like dates (e.g. {_show(keys[key])}); "
+                "all read as text"
+            )
     numbers = pd.to_numeric(pd.Series(keys, dtype=object), errors="coerce").to_numpy(
         dtype=np.float64
     )
@@ -875,10 +961,9 @@ def _decide(
             return ColumnType.INTEGER, "declared", "", numbers.astype(np.int64)
         return ColumnType.DECIMAL, "declared", "", numbers
     if source != "text":
-        kind = ColumnType.TEXT if source == "datetime" else ColumnType.CATEGORICAL
-        return kind, "inferred", _SOURCE_NOTES[source], None
+        return ColumnType.CATEGORICAL, "inferred", _SOURCE_NOTES[source], None
     if not parsed.any():
-        return ColumnType.TEXT, "inferred", "", None
+        return ColumnType.TEXT, "inferred", date_note, None
     if parsed.all():
         zeros = _leading_zeros(keys)
         if zeros.any():
@@ -949,6 +1034,47 @@ def _decide_numbers(
     return (ColumnType.INTEGER if integer else ColumnType.DECIMAL), how, note, values
 
 
+def _decide_dates(
+    name: str, keys: np.ndarray, declared: Declared, note: str, locate
+) -> tuple[ColumnType, str, str, np.ndarray]:
+    """:func:`_decide` for dates: every value must be an ISO 8601 date or datetime that names a
+    real day (:mod:`anonlab.dates`); returns the canonical label of each key. Undeclared, the
+    type is ``datetime`` if some value has a time of day written, else ``date``; a declared
+    ``date`` refuses a value with a time that is not midnight."""
+    how = "declared" if declared is not None else "inferred"
+    forms = iso_forms(keys)
+    if not forms.all():
+        row, key = locate(forms == 0)
+        raise AnonlabError(_not_a_date(name, keys[key], row, declared))
+    stamps, bad = parse_iso(keys)
+    if bad.any():
+        row, key = locate(bad)
+        raise AnonlabError(_not_a_date(name, keys[key], row, declared, real=False))
+    if declared == ColumnType.DATE:
+        timed = has_time(stamps)
+        if timed.any():
+            row, key = locate(timed)
+            raise AnonlabError(
+                f"column {name!r} is declared date but row {row} holds {_show(keys[key])}, "
+                f"which has a time of day; declare it datetime ({_type_hint(name, 'datetime')})"
+            )
+    with_time = declared == ColumnType.DATETIME or (
+        declared is None and bool((forms == DATETIME_FORM).any())
+    )
+    kind = ColumnType.DATETIME if with_time else ColumnType.DATE
+    return kind, how, note, canonical_labels(stamps, with_time)
+
+
+def _not_a_date(name: str, value: object, row: int, declared: Declared, real: bool = True) -> str:
+    what = f"declared {declared.value}" if isinstance(declared, ColumnType) else "read as dates"
+    why = "is not a date" if real else "names no real day or time"
+    return (
+        f"column {name!r} is {what} but row {row} holds {_show(value)}, which {why} "
+        f"({ISO_FORMS}, e.g. 2020-01-31 or 2020-01-31T08:30); fix that value, or declare the "
+        f"column text ({_type_hint(name)})"
+    )
+
+
 def _encode_keys(
     name: str,
     keys: np.ndarray,
@@ -963,6 +1089,10 @@ def _encode_keys(
     key (int32), the domain in code order, and the decision (``Table.types``' entry)."""
     kind, how, note, numbers = _decide(name, keys, source, declared, locate, counts)
     decision = {"type": kind.value, "how": how, "note": note}
+    if kind.temporal:  # canonical labels: two spellings of one instant are one value
+        label_code, uniques = pd.factorize(numbers, sort=False)
+        rank, values = _categorical_order(np.asarray(uniques, dtype=object), name, hierarchy)
+        return rank[label_code].astype(np.int32), values, decision
     if numbers is not None:
         values, rank = np.unique(numbers, return_inverse=True)
         return rank.astype(np.int32), values, decision
@@ -1007,6 +1137,58 @@ def _encode(
         name, keys, source, order, declared, hierarchy, locate, counts
     )
     return rank[codes].astype(np.int32), values, decision
+
+
+def _with_automatic_hierarchy(att: Attribute, values: np.ndarray, types: dict) -> Attribute:
+    """A date or datetime quasi-identifier without a hierarchy gets the ``date`` builder's
+    (:data:`~anonlab.hierarchy_builders.AUTOMATIC_DATE_LEVELS`), so that a generalized group
+    publishes a month, a year or a span of years and never the set of its members' exact
+    dates (issue 17, item 3); the decision is added to the column's entry in ``types``
+    (``hierarchy``), which :meth:`Table.type_lines` prints."""
+    decided = types.get(att.name) or {}
+    if att.role is not Role.QUASI_IDENTIFIER or att.hierarchy is not None:
+        return att
+    if decided.get("type") not in (ColumnType.DATE.value, ColumnType.DATETIME.value):
+        return att
+    from dataclasses import replace
+
+    from anonlab.hierarchy_builders import automatic_date_spec, build_hierarchy
+
+    spec = automatic_date_spec(decided["type"] == ColumnType.DATETIME.value)
+    hierarchy = build_hierarchy(spec, values, att.name)
+    decided["hierarchy"] = "automatic: " + ", ".join(spec["levels"]) + ", *"
+    return replace(att, hierarchy=hierarchy)
+
+
+def _with_value_sets(attributes: list[Attribute], value_sets: Sequence[str]) -> list[Attribute]:
+    """Mark the quasi-identifiers the publisher chose to publish as value sets; each must be a
+    text or categorical quasi-identifier without a hierarchy (else the choice means nothing,
+    and an error says why)."""
+    if isinstance(value_sets, str):
+        value_sets = [value_sets]
+    chosen = [str(v) for v in value_sets]
+    by_name = {a.name: a for a in attributes}
+    for name in chosen:
+        att = by_name.get(name)
+        if att is None or att.role is not Role.QUASI_IDENTIFIER:
+            raise AnonlabError(
+                f"value_sets: {name!r} is not a quasi-identifier; value sets are a way to publish "
+                f"a quasi-identifier (the quasi-identifiers are "
+                f"{[a.name for a in attributes if a.role is Role.QUASI_IDENTIFIER]})"
+            )
+        if att.kind is Kind.NUMERIC or att.hierarchy is not None:
+            what = (
+                "is numeric (published as ranges)" if att.hierarchy is None else "has a hierarchy"
+            )
+            raise AnonlabError(
+                f"value_sets: quasi-identifier {name!r} {what}; only a text or categorical "
+                "quasi-identifier without a hierarchy is published as value sets"
+            )
+    if not chosen:
+        return attributes
+    from dataclasses import replace
+
+    return [replace(a, value_sets=True) if a.name in chosen else a for a in attributes]
 
 
 def _not_numeric(name: str, bad: object, row: int, parsed: bool = False) -> str:
@@ -1177,8 +1359,13 @@ def _role(name: str, quasi_identifiers: Sequence[str], sensitive: str | None) ->
     return Role.SENSITIVE if name == sensitive else Role.INSENSITIVE
 
 
-def _missing_mask(frame: pd.DataFrame, stripped: Mapping[str, pd.Series] | None = None):
-    """NaN, and in a non-numeric column a missing-value marker (after stripping blanks).
+def _missing_mask(
+    frame: pd.DataFrame,
+    stripped: Mapping[str, pd.Series] | None = None,
+    extra: Mapping[str, Sequence[str]] | None = None,
+):
+    """NaN, and in a non-numeric column a missing-value marker (after stripping blanks): one of
+    :data:`MISSING_MARKERS` or of the column's ``extra`` markers.
 
     ``stripped``: the non-numeric columns already as stripped text (computed here if None).
     """
@@ -1186,8 +1373,35 @@ def _missing_mask(frame: pd.DataFrame, stripped: Mapping[str, pd.Series] | None 
     for name in frame.columns:
         if not pd.api.types.is_numeric_dtype(frame[name]):
             text = _stripped(frame[name]) if stripped is None else stripped[name]
-            missing[name] |= text.isin(MISSING_MARKERS)
+            missing[name] |= text.isin(_markers(name, extra))
     return missing
+
+
+def _markers(name: str, extra: Mapping[str, Sequence[str]] | None) -> list[str]:
+    """The missing-value markers of column ``name``: the usual ones and its ``extra`` ones."""
+    more = [] if extra is None else [str(m).strip() for m in extra.get(name, ())]
+    return [*MISSING_MARKERS, *more]
+
+
+def _check_missing(missing: object, kept: Sequence[str]) -> dict[str, list[str]]:
+    """``missing`` (more markers per column) as a dict; an error names a column not kept."""
+    if missing is None:
+        return {}
+    if not isinstance(missing, Mapping):
+        raise AnonlabError(
+            f"missing must map column names to lists of markers, got {type(missing).__name__}"
+        )
+    out = {}
+    for name, markers in missing.items():
+        if str(name) not in kept:
+            raise AnonlabError(
+                f"missing: markers are given for {str(name)!r}, which is not a column kept "
+                f"(the kept columns are {list(kept)})"
+            )
+        if isinstance(markers, str) or not isinstance(markers, Iterable):
+            raise AnonlabError(f"missing: the markers of {str(name)!r} must be a list of strings")
+        out[str(name)] = [str(m) for m in markers]
+    return out
 
 
 def _stripped(col: pd.Series) -> pd.Series:
@@ -1256,7 +1470,9 @@ class _TextChunk:
     per row).
     """
 
-    def __init__(self, frame: pd.DataFrame, kept: list[str]) -> None:
+    def __init__(
+        self, frame: pd.DataFrame, kept: list[str], extra: Mapping[str, Sequence[str]] | None = None
+    ) -> None:
         from anonlab.formula_guard import unguard_series
 
         self.n_rows = len(frame)
@@ -1277,6 +1493,9 @@ class _TextChunk:
         for name, (codes, column_cells) in zip(kept, factorized, strict=True):
             stop = start + len(column_cells)
             marker = markers[start:stop]
+            if extra and extra.get(name):  # the column's own markers (a schema's "missing")
+                more = [str(m).strip() for m in extra[name]]
+                marker = marker | np.isin(text[start:stop].astype(str), more)
             key, labels = pd.factorize(text[start:stop], sort=False)
             key = key.astype(np.int64)
             key[marker] = -1
@@ -1419,7 +1638,7 @@ class _ChunkedColumn:
         return out, values, decision
 
 
-def _read_pass(path: Path, chunks, kept: list[str], columns: dict, drop_missing: bool):
+def _read_pass(path: Path, chunks, kept: list[str], columns: dict, drop_missing: bool, extra=None):
     """One pass over the chunks: count and locate missing values, drop them if asked, and add
     the kept rows of every column in ``columns`` to it. Returns (rows read, rows kept, missing
     per column, first rows with a missing value per column, kept rows per chunk)."""
@@ -1442,7 +1661,7 @@ def _read_pass(path: Path, chunks, kept: list[str], columns: dict, drop_missing:
                     for name in kept
                     if not pd.api.types.is_numeric_dtype(chunk[name])
                 }
-                frame_missing = _missing_mask(chunk, stripped)
+                frame_missing = _missing_mask(chunk, stripped, extra)
                 missing = {name: frame_missing[name].to_numpy() for name in kept}
             keep = None
             if any(missing[name].any() for name in kept):
@@ -1494,6 +1713,8 @@ def _from_chunks(
     drop_missing: bool = False,
     types: Mapping[str, str] | None = None,
     unassigned: str = "drop",
+    value_sets: Sequence[str] = (),
+    missing: Mapping[str, Sequence[str]] | None = None,
 ) -> Table:
     """:meth:`Table.from_frame` over an iterator of DataFrame chunks (the kept columns only).
 
@@ -1511,9 +1732,10 @@ def _from_chunks(
         header, quasi_identifiers, sensitive, insensitive, identifiers, hierarchies, unassigned
     )
     declared = _declared_types(kept, header, numeric, types)
+    extra = _check_missing(missing, kept)
     columns = {name: _ChunkedColumn(name) for name in kept}
     n_read, n_kept, bad, first, kept_rows = _read_pass(
-        path, chunks(kept), kept, columns, drop_missing
+        path, chunks(kept), kept, columns, drop_missing, extra
     )
     if n_read == 0:
         raise AnonlabError(_EMPTY)
@@ -1544,4 +1766,4 @@ def _from_chunks(
         )
         kind = ColumnType(decisions[name]["type"]).kind
         attributes.append(Attribute(name, _role(name, quasi_identifiers, sensitive), kind, hier))
-    return cls._assemble(attributes, codes, values, row_id, dropped, decisions)
+    return cls._assemble(attributes, codes, values, row_id, dropped, decisions, value_sets)

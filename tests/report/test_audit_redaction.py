@@ -280,3 +280,17 @@ def test_cli_audit_both_modes(release_dir, cli, tmp_path, redact, as_json):
         assert "rel-[bold]-x" in out  # the path printed as itself, not read as a style
         if not redact:  # the strongest inferences name QI values holding "[/]": printed as is
             assert "[/]" in out and "QIMARK" in out
+
+
+def test_a_type_notes_example_value_is_withheld_from_the_redacted_report():
+    # the reader's note quotes a value ("leading zeros kept, e.g. '07093'"): the internal
+    # report keeps it, the redacted one withholds it and keeps the rest of the note
+    zips = [f"{z:05d}" for z in (7093, 7094, 10001, 10002, 2139, 2140)] * 10
+    frame = pd.DataFrame({"zip": zips, "s": (["a", "b", "c"] * 20)})
+    table = Table.from_frame(frame, quasi_identifiers=["zip"], sensitive="s")
+    assert table.types["zip"]["note"] == "leading zeros kept, e.g. '07093'"
+    full = audit(anonymize(table, "anatomy", l=2, seed=1), stages=["checks"])
+    assert "'07093'" in json.dumps(full.to_json())
+    red = json.dumps(full.redacted().to_json())
+    assert "07093" not in red and "leading zeros kept, e.g. (a value, withheld)" in red
+    assert "07093" not in render_html(full, redact=True)

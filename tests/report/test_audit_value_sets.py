@@ -28,8 +28,13 @@ def _table(with_hierarchy: bool) -> Table:
     hierarchies = {}
     if with_hierarchy:
         hierarchies["born"] = Hierarchy([[d, d[:7], "*"] for d in DATES], name="born")
+    # read as text, not dates (a date would get its automatic hierarchy)
     return Table.from_frame(
-        frame, quasi_identifiers=["age", "born"], sensitive="s", hierarchies=hierarchies
+        frame,
+        quasi_identifiers=["age", "born"],
+        sensitive="s",
+        hierarchies=hierarchies,
+        types={"born": "text"},
     )
 
 

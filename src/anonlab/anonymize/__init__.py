@@ -64,6 +64,24 @@ def parameters(algorithm: str) -> list[str]:
     return [p for p in inspect.signature(fn).parameters if p != "table"]
 
 
+#: Full-domain anonymizers: every quasi-identifier is published at a level of its hierarchy.
+FULL_DOMAIN = ("generalize", "lattice")
+
+
+def publication_scheme(algorithm: str, scheme: str | None = None) -> str | None:
+    """How ``algorithm`` publishes its groups with ``scheme`` given (or its default):
+    ``"generalization"`` or ``"bucketization"``, or None for a full-domain anonymizer, whose
+    every quasi-identifier needs a hierarchy anyway. For checks made before the work, such as
+    :func:`anonlab.release.require_no_value_sets`."""
+    fn = _lookup(algorithm)
+    if algorithm in FULL_DOMAIN:
+        return None
+    if scheme is not None:
+        return scheme
+    param = inspect.signature(fn).parameters.get("scheme")
+    return "bucketization" if param is None else str(param.default)
+
+
 def anonymize(table: Table | pd.DataFrame, algorithm: str, **params: object) -> Release:
     """Anonymize ``table`` with the algorithm called ``algorithm``.
 

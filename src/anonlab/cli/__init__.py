@@ -40,6 +40,7 @@ from anonlab.cli.common import (
     SENSITIVE_VALUES,
     TYPES,
     UNASSIGNED,
+    VALUE_SETS,
     WORKERS,
     add_column,
     add_row,
@@ -192,6 +193,7 @@ def anonymize(
     unassigned: str = UNASSIGNED,
     types: str | None = TYPES,
     schema: Path | None = SCHEMA,
+    value_sets: str | None = VALUE_SETS,
     sensitive_values: str | None = SENSITIVE_VALUES,
     as_one_value: bool = typer.Option(
         False, "--as-one-value", help="anatomy: protect --sensitive-values as one value."
@@ -265,7 +267,9 @@ def anonymize(
 ) -> None:
     """Anonymize a table and write the release directory (publisher copy + export)."""
     from anonlab.anonymize import anonymize as run
+    from anonlab.anonymize import publication_scheme
     from anonlab.cli.common import client_from_options
+    from anonlab.release import require_no_value_sets
     from anonlab.release_io import require_output_free, save_release
 
     require_output_free(out_dir, force)  # fail before any work
@@ -299,8 +303,11 @@ def anonymize(
         as_json=as_json,
         publishes=True,
         schema=schema,
+        value_sets=value_sets,
     )
     check_group_sizes(table.n_rows, k=k, l=l, m=m)  # before any array is sized from them
+    # no group's members' exact values published as a set unless chosen (before the work)
+    require_no_value_sets(table, publication_scheme(algorithm, scheme) or "", None)
     if local:  # out-of-memory risk checked before the work
         from anonlab.resources import check_memory
 
@@ -341,8 +348,6 @@ def anonymize(
         elapsed = time.perf_counter() - t0
     if resample is not None:
         release.manifest["resample"] = resample_manifest(resample, seed, dataset, data)
-    if data is not None and table.types:  # how each column's type was decided
-        release.manifest["column_types"] = table.types
     if schema is not None:  # the schema's roles, types and builder specs (never the data)
         release.manifest["schema_file"] = schema_manifest(schema)
     save_release(release, out_dir, force=force, export_key=key)
@@ -577,6 +582,7 @@ def import_release(
     identifiers: str | None = IDENTIFIERS,
     unassigned: str = UNASSIGNED,
     types: str | None = TYPES,
+    schema: Path | None = SCHEMA,
     hierarchies: Path | None = HIERARCHIES,
     hierarchy_set: str | None = HIERARCHY_SET,
     export_key_file: Path | None = EXPORT_KEY_FILE,
@@ -606,6 +612,7 @@ def import_release(
         types=types,
         as_json=as_json,
         publishes=True,
+        schema=schema,
     )
     if generalized is not None and qit is None and st is None:
         release = import_generalized(generalized, table, group_column=group_column)
@@ -613,8 +620,8 @@ def import_release(
         release = import_bucketized(qit, st, table, group_column=group_column or "group")
     else:
         raise AnonlabError("give either --generalized FILE or both --qit FILE and --st FILE")
-    if data is not None and table.types:  # how each column's type was decided
-        release.manifest["column_types"] = table.types
+    if schema is not None:  # the schema's roles, types and builder specs (never the data)
+        release.manifest["schema_file"] = schema_manifest(schema)
     save_release(release, out_dir, force=force, export_key=key)
     summary = {
         "out": str(out_dir),

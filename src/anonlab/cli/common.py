@@ -105,7 +105,15 @@ TYPES = typer.Option(
     None,
     "--types",
     help="Declared column types overriding inference, e.g. zip=text,age=integer,"
-    "stay=decimal,sex=categorical (types: text, integer, decimal, categorical).",
+    "stay=decimal,sex=categorical,born=date (types: text, integer, decimal, categorical, "
+    "date, datetime; dates in ISO 8601).",
+)
+VALUE_SETS = typer.Option(
+    None,
+    "--value-sets",
+    help="Quasi-identifiers without a hierarchy to publish, knowingly, as the set of each "
+    "group's values ({a,b}: every member's exact value); comma-separated. Without it such a "
+    "generalized release is refused, naming the builders that fit.",
 )
 SCHEMA = typer.Option(
     None,
@@ -273,12 +281,13 @@ def drop_notes() -> None:
 
 def column_summary(table) -> dict[str, Any]:
     """What loading decided about the columns, for a command's JSON summary: each kept
-    column's type (and how it was decided), the columns given no role (not published) and the
-    identifiers dropped."""
+    column's type (and how it was decided), the columns given no role (not published), the
+    identifiers dropped and the quasi-identifiers published as value sets by choice."""
     return {
         "types": dict(table.types),
         "not_published": list(table.dropped.get("columns") or []),
         "identifiers_dropped": list(table.dropped.get("identifiers") or []),
+        "value_sets": list(table.schema.value_sets),
     }
 
 
@@ -312,6 +321,12 @@ def column_lines(
         why = "--identifiers" if schema is None else f"role 'identifier' in {schema}"
         lines.append(
             f"identifiers dropped ({why}; never published): {', '.join(map(str, identifiers))}"
+        )
+    chosen = table.schema.value_sets
+    if chosen and publishes:
+        lines.append(
+            "published as the set of each group's values, by choice (every member's exact "
+            f"value; --value-sets): {', '.join(chosen)}"
         )
     return lines
 
@@ -365,6 +380,7 @@ def load_table(
     as_json: bool | None = None,
     publishes: bool = False,
     schema: Path | None = None,
+    value_sets: str | None = None,
 ):
     """The original table from ``--dataset`` or ``--data`` with the given roles.
 
@@ -376,6 +392,8 @@ def load_table(
     ``--data`` file, the columns given no role, the identifiers dropped); a command run with
     ``--json`` puts :func:`column_summary` in its JSON instead. None prints nothing.
     ``publishes``: the command writes a release (the unassigned columns are "not published").
+    ``value_sets`` is ``--value-sets`` (comma-separated quasi-identifiers published as value
+    sets by choice; :meth:`anonlab.table.Table.from_frame`).
 
     ``schema`` is ``--schema FILE`` (:mod:`anonlab.schema_file`): every column's role, type,
     hierarchy (a file or a builder, built on the column's distinct values) and extra
@@ -403,6 +421,7 @@ def load_table(
             "--types": types,
             "--hierarchies": hierarchies,
             "--hierarchy-set": hierarchy_set,
+            "--value-sets": value_sets,
         }
         clash = [option for option, value in given.items() if value is not None]
         if clash:
@@ -419,6 +438,7 @@ def load_table(
             "identifiers": split_list(identifiers) or [],
             "unassigned": unassigned,
             "types": parse_types(types),
+            "value_sets": split_list(value_sets) or [],
         }
         table = _load_table(
             dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_missing, roles
@@ -448,7 +468,13 @@ def _load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_m
     from anonlab.hierarchy import Hierarchy
     from anonlab.table import Table
 
-    roles = roles or {"insensitive": [], "identifiers": [], "unassigned": "drop", "types": None}
+    roles = roles or {
+        "insensitive": [],
+        "identifiers": [],
+        "unassigned": "drop",
+        "types": None,
+        "value_sets": [],
+    }
     if (dataset is None) == (data is None):
         raise AnonlabError("give exactly one of --dataset NAME and --data FILE")
     qi_list = split_list(qi)
@@ -480,6 +506,8 @@ def _load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_m
             dropped = table.dropped
             table = table.with_roles(table.quasi_identifiers, table.sensitive, hier)
             table.dropped = dropped  # the identifiers dropped stay named
+        if roles["value_sets"]:
+            table = table.with_value_sets(roles["value_sets"])
         return table
     if qi_list is None:
         raise AnonlabError("--qi is required with --data (e.g. --qi age,sex,zipcode)")
@@ -497,18 +525,18 @@ def _load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_m
         drop_missing=drop_missing,
         types=roles["types"],
         unassigned=roles["unassigned"],
+        value_sets=roles["value_sets"],
     )
 
 
 def _load_with_schema(data: Path, schema: Path, drop_missing: bool):
     """The table of ``--data`` as ``--schema`` describes it (see :func:`load_table`).
 
-    The file is read once with the schema's roles and types (chunked, as without a schema;
-    with extra ``missing`` markers it is read whole, :func:`anonlab.table.read_frame`, and
-    those cells masked before encoding); then the hierarchies are read or built on each
-    column's distinct values and the table is given them (:meth:`Table.with_roles`)."""
+    The file is read once, in chunks as without a schema, with the schema's roles, types and
+    extra ``missing`` markers; then the hierarchies are read or built on each column's distinct
+    values and the table is given them (:meth:`Table.with_roles`)."""
     from anonlab.schema_file import read_schema_file
-    from anonlab.table import MISSING_MARKERS, Table, read_frame
+    from anonlab.table import MISSING_MARKERS, Table
 
     spec = read_schema_file(schema)
     parquet = data.suffix.lower() in (".parquet", ".pq")
@@ -527,20 +555,13 @@ def _load_with_schema(data: Path, schema: Path, drop_missing: bool):
         "drop_missing": drop_missing,
         "types": spec.types() or None,
         "unassigned": "drop",  # role 'drop': every column has a role in a schema
+        "value_sets": [c.name for c in spec.columns if c.value_sets],
     }
     kept = {*qi, *options["insensitive"], spec.sensitive}
-    markers = {c.name: set(c.missing) - set(MISSING_MARKERS) for c in spec.columns}
-    markers = {k: v for k, v in markers.items() if v and k in kept}
-    if markers:
-        frame = read_frame(data)
-        for name, extra in markers.items():
-            if name in frame.columns:
-                text = frame[name].astype("string").str.strip()
-                frame[name] = frame[name].mask(text.isin(extra).fillna(False).to_numpy(bool))
-        table = Table.from_frame(frame, **options)
-    else:
-        reader = Table.from_parquet if parquet else Table.from_csv
-        table = reader(data, **options)
+    markers = {c.name: sorted(set(c.missing) - set(MISSING_MARKERS)) for c in spec.columns}
+    options["missing"] = {k: v for k, v in markers.items() if v and k in kept}
+    reader = Table.from_parquet if parquet else Table.from_csv
+    table = reader(data, **options)
     wanted = [*table.quasi_identifiers, *([table.sensitive] if table.sensitive else [])]
     hierarchies = spec.hierarchies({name: table.values[name] for name in wanted})
     if hierarchies:

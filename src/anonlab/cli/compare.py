@@ -18,11 +18,13 @@ from anonlab.cli.common import (
     INSENSITIVE,
     JSON,
     QI,
+    SCHEMA,
     SEED,
     SENSITIVE,
     SENSITIVE_VALUES,
     TYPES,
     UNASSIGNED,
+    VALUE_SETS,
     add_row,
     check_group_sizes,
     column_summary,
@@ -32,6 +34,7 @@ from anonlab.cli.common import (
     new_table,
     out,
     say,
+    schema_sensitive_values,
     split_list,
     styled,
 )
@@ -61,6 +64,8 @@ def compare_command(
     identifiers: str | None = IDENTIFIERS,
     unassigned: str = UNASSIGNED,
     types: str | None = TYPES,
+    value_sets: str | None = VALUE_SETS,
+    schema: Path | None = SCHEMA,
     sensitive_values: str | None = SENSITIVE_VALUES,
     hierarchies: Path | None = HIERARCHIES,
     hierarchy_set: str | None = HIERARCHY_SET,
@@ -125,9 +130,16 @@ def compare_command(
         types=types,
         as_json=as_json,
         publishes=True,
+        value_sets=value_sets,
+        schema=schema,
     )
     if table.sensitive is None:
         raise AnonlabError("--sensitive is required to compare anonymizers")
+    from anonlab.anonymize import publication_scheme
+    from anonlab.release import require_no_value_sets
+
+    for name in names:  # each release is saved: no exact values published as sets unasked
+        require_no_value_sets(table, publication_scheme(name) or "")
     from anonlab.resources import check_audit_sizes
 
     check_group_sizes(table.n_rows, l=max(ls), mask_k=mask_k)
@@ -169,7 +181,7 @@ def compare_command(
             min_expectation=min_exp,
             foreground_attributes=foreground_attributes or None,
             mask_k=mask_k,
-            sensitive_values=split_list(sensitive_values),
+            sensitive_values=schema_sensitive_values(sensitive_values, schema),
             seed=seed,
             progress=progress,
         )

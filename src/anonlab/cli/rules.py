@@ -25,6 +25,7 @@ from anonlab.cli.common import (
     INSENSITIVE,
     JSON,
     QI,
+    SCHEMA,
     SENSITIVE,
     TYPES,
     UNASSIGNED,
@@ -124,6 +125,7 @@ def mine(
     identifiers: str | None = IDENTIFIERS,
     unassigned: str = UNASSIGNED,
     types: str | None = TYPES,
+    schema: Path | None = SCHEMA,
     min_exp: float = MIN_EXP,
     max_conditions: int = MAX_CONDITIONS,
     out_file: Path | None = typer.Option(None, "--out", help="Write the rule file (JSON)."),
@@ -157,6 +159,7 @@ def mine(
         unassigned=unassigned,
         types=types,
         as_json=as_json,
+        schema=schema,
     )
     with stage(f"mining rules on {table.n_rows:,} records", as_json):
         t0 = time.perf_counter()
@@ -187,6 +190,7 @@ def show(
     identifiers: str | None = IDENTIFIERS,
     unassigned: str = UNASSIGNED,
     types: str | None = TYPES,
+    schema: Path | None = SCHEMA,
     limit: int = typer.Option(50, "--limit", help="Rules shown in the table."),
     hierarchies: Path | None = HIERARCHIES,
     hierarchy_set: str | None = HIERARCHY_SET,
@@ -211,6 +215,7 @@ def show(
         unassigned=unassigned,
         types=types,
         as_json=as_json,
+        schema=schema,
     )
     rules = NegativeRuleSet.read(rule_file, table)
     summary = _summary(rules, table, None, str(dataset or data))

@@ -33,6 +33,7 @@ Choices (documented in docs/audit.md):
 from __future__ import annotations
 
 import copy
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -149,6 +150,11 @@ class Finding:
         return _plain(out)
 
 
+#: An example value quoted in a column's type note (:func:`anonlab.table._show` quotes with
+#: ``repr``), which the redacted audit withholds.
+_EXAMPLE = re.compile(r"""e\.g\. (?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
+
+
 @dataclass
 class Audit:
     """All findings on one release, with the settings to re-run the audit exactly.
@@ -187,6 +193,10 @@ class Audit:
             for name in DATA_PARAMETERS:
                 if params.get(name) is not None:
                     params[name] = _withheld(params[name])
+        types = (release.get("columns") or {}).get("types") or {}
+        for decided in types.values():  # a type note quotes a value: "e.g. '01656'"
+            if isinstance(decided, dict) and decided.get("note"):
+                decided["note"] = _EXAMPLE.sub("e.g. (a value, withheld)", decided["note"])
         return Audit(
             release=release,
             findings=[f.redacted() for f in self.findings],
