@@ -43,6 +43,7 @@ import numpy as np
 
 from anonlab._validation import check_float, check_int, check_seed, require_release
 from anonlab.errors import AnonlabError
+from anonlab.grouping import group_min_max
 from anonlab.release import Release
 from anonlab.schema import Kind
 
@@ -295,6 +296,12 @@ def _checks(release: Release, opts: dict) -> Finding:
             "; published as the set of the members' exact values (no hierarchy): "
             + ", ".join(f"{q} ({n:,} records)" for q, n in value_sets.items())
         )
+    exact = _exact_values(release)
+    if exact:
+        headline += (
+            "; published as an exact value (every member of the group has it): "
+            + ", ".join(f"{q} ({n:,} records)" for q, n in exact.items())
+        )
     return Finding(
         key="checks",
         title="Privacy models",
@@ -321,8 +328,39 @@ def _checks(release: Release, opts: dict) -> Finding:
             }
             for r in results
         },
-        settings={"value_sets": value_sets},
+        settings={"value_sets": value_sets, "exact_values": exact},
     )
+
+
+def _exact_values(release: Release) -> dict[str, int]:
+    """Records whose published quasi-identifier is one exact value of its domain (issue 17,
+    item 3: the audit flags it), per quasi-identifier with any.
+
+    Under generalization a group whose members share one value publishes that value (a
+    single number, a hierarchy leaf); under full-domain generalization a node that covers one
+    value of the domain is that value too. Either is allowed by k-anonymity (every member has
+    it), and is reported so the publisher sees which attributes are published exactly for how
+    many records. A bucketized release publishes every quasi-identifier exactly by design and
+    gives ``{}`` here (its QI table is the published form).
+    """
+    if release.scheme != "generalization" or release.group is None:
+        return {}
+    out: dict[str, int] = {}
+    sizes = release.group_sizes
+    table = release.table
+    for q in release.quasi_identifiers:
+        codes = table.codes[q]
+        lo, hi = group_min_max(release.group, codes, release.n_groups)
+        if release.levels is not None:
+            h = table.schema[q].hierarchy
+            per_value = h.map(release.levels[q])[table.leaf_codes(q)]  # code -> node
+            covered = np.bincount(per_value, minlength=int(per_value.max()) + 1)
+            single = covered[per_value[lo]] == 1
+        else:
+            single = lo == hi
+        if single.any():
+            out[q] = int(sizes[single].sum())
+    return out
 
 
 def _value_sets(release: Release) -> dict[str, int]:
