@@ -25,7 +25,16 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from anonlab.cli.common import (
+    CHAINS,
+    FOREGROUND_ATTRIBUTES,
     JSON,
+    K_MAX,
+    MIN_EXP,
+    QUERIES,
+    SWEEPS,
+    TARGETS,
+    WORST_CASE_K,
+    audit_budget,
     emit_json,
     err,
     open_release,
@@ -115,20 +124,14 @@ def audit_command(
     stages: str | None = typer.Option(
         None, "--stages", help="Comma-separated subset of the stages (default: all)."
     ),
-    targets: int = typer.Option(1000, "--targets", help="deFinetti: random targets."),
-    chains: int = typer.Option(4, "--chains", help="deFinetti: chains."),
-    sweeps: int = typer.Option(100, "--sweeps", help="deFinetti: sweeps per chain."),
-    k_max: int = typer.Option(6, "--k-max", help="Worst case: largest k of the curve."),
-    worst_case_k: int = typer.Option(
-        1,
-        "--worst-case-k",
-        help="Worst case: the verdict's k (records above the promise after k implications).",
-    ),
-    queries: int = typer.Option(10_000, "--queries", help="COUNT queries in the workload."),
-    min_exp: float = typer.Option(0.9, "--min-exp", help="Negative rules: minExp in (0, 1)."),
-    foreground_attributes: int = typer.Option(
-        1, "--foreground-attributes", help="Foreground: largest attribute set (0: all)."
-    ),
+    targets: int = TARGETS,
+    chains: int = CHAINS,
+    sweeps: int = SWEEPS,
+    k_max: int = K_MAX,
+    worst_case_k: int = WORST_CASE_K,
+    queries: int = QUERIES,
+    min_exp: float = MIN_EXP,
+    foreground_attributes: int = FOREGROUND_ATTRIBUTES,
     seed: int = typer.Option(
         0,
         "--seed",
@@ -157,8 +160,9 @@ def audit_command(
     release = open_release(release_dir)
     if data is not None:
         truth_from_data(release, data)  # the release must be this table's
-    if not 0 < min_exp < 1:
-        raise AnonlabError(f"--min-exp must be in (0, 1), got {min_exp}")
+    budget = audit_budget(
+        targets, chains, sweeps, k_max, worst_case_k, queries, min_exp, foreground_attributes
+    )
     chosen = split_list(stages)
     if chosen is not None:
         unknown = [s for s in chosen if s not in STAGES]
@@ -170,26 +174,9 @@ def audit_command(
     require_file_free(summary, "--summary", force)
     report = report or release_dir / "audit.html"
     summary = summary or release_dir / "audit.json"
-    check_audit_sizes(
-        release, targets=targets, chains=chains, sweeps=sweeps, k_max=k_max, queries=queries
-    )
-    if not 0 <= worst_case_k <= k_max:
-        raise AnonlabError(
-            f"--worst-case-k must be between 0 and --k-max ({k_max}), got {worst_case_k}"
-        )
+    check_audit_sizes(release, **budget.sizes())
     show = not as_json and err.is_terminal
-    kwargs = dict(
-        stages=chosen,
-        targets=targets,
-        chains=chains,
-        sweeps=sweeps,
-        k_max=k_max,
-        worst_case_k=worst_case_k,
-        queries=queries,
-        min_expectation=min_exp,
-        foreground_attributes=foreground_attributes or None,
-        seed=seed,
-    )
+    kwargs = dict(stages=chosen, budget=budget, seed=seed)
     if show:
         with AuditProgress(list(chosen or STAGES), err) as bar:
             result = audit(release, on_progress=bar.update, **kwargs)

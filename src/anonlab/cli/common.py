@@ -22,6 +22,7 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from anonlab.errors import AnonlabError
+from anonlab.report.budget import AuditBudget
 
 app = typer.Typer(
     name="anonlab",
@@ -108,6 +109,57 @@ TYPES = typer.Option(
     "stay=decimal,sex=categorical,born=date (types: text, integer, decimal, categorical, "
     "date, datetime; dates in ISO 8601).",
 )
+# The audit's budget (anonlab.report.budget.AuditBudget): one definition of each option and
+# its default, shared by `anonlab audit` and `anonlab compare`.
+TARGETS = typer.Option(AuditBudget.targets, "--targets", help="deFinetti: random targets.")
+CHAINS = typer.Option(AuditBudget.chains, "--chains", help="deFinetti: chains.")
+SWEEPS = typer.Option(AuditBudget.sweeps, "--sweeps", help="deFinetti: sweeps per chain.")
+K_MAX = typer.Option(AuditBudget.k_max, "--k-max", help="Worst case: largest k of the curve.")
+WORST_CASE_K = typer.Option(
+    AuditBudget.worst_case_k,
+    "--worst-case-k",
+    help="Worst case: the verdict's k (records above the promise after k implications).",
+)
+QUERIES = typer.Option(AuditBudget.queries, "--queries", help="COUNT queries in the workload.")
+MIN_EXP = typer.Option(
+    AuditBudget.min_expectation, "--min-exp", help="Negative rules: minExp in (0, 1)."
+)
+FOREGROUND_ATTRIBUTES = typer.Option(
+    AuditBudget.foreground_attributes,
+    "--foreground-attributes",
+    help="Foreground: largest attribute set (0: all).",
+)
+
+
+def audit_budget(
+    targets: int,
+    chains: int,
+    sweeps: int,
+    k_max: int,
+    worst_case_k: int,
+    queries: int,
+    min_exp: float,
+    foreground_attributes: int,
+) -> AuditBudget:
+    """The audit budget of the command line's options; errors name the option."""
+    if not 0 < min_exp < 1:
+        raise AnonlabError(f"--min-exp must be in (0, 1), got {min_exp}")
+    if not 0 <= worst_case_k <= k_max:
+        raise AnonlabError(
+            f"--worst-case-k must be between 0 and --k-max ({k_max}), got {worst_case_k}"
+        )
+    return AuditBudget(
+        targets=targets,
+        chains=chains,
+        sweeps=sweeps,
+        k_max=k_max,
+        worst_case_k=worst_case_k,
+        queries=queries,
+        min_expectation=min_exp,
+        foreground_attributes=foreground_attributes or None,
+    )
+
+
 VALUE_SETS = typer.Option(
     None,
     "--value-sets",

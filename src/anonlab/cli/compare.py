@@ -9,23 +9,32 @@ import typer
 from rich.text import Text
 
 from anonlab.cli.common import (
+    CHAINS,
     DATA,
     DATASET,
     DROP_MISSING,
+    FOREGROUND_ATTRIBUTES,
     HIERARCHIES,
     HIERARCHY_SET,
     IDENTIFIERS,
     INSENSITIVE,
     JSON,
+    K_MAX,
+    MIN_EXP,
     QI,
+    QUERIES,
     SCHEMA,
     SEED,
     SENSITIVE,
     SENSITIVE_VALUES,
+    SWEEPS,
+    TARGETS,
     TYPES,
     UNASSIGNED,
     VALUE_SETS,
+    WORST_CASE_K,
     add_row,
+    audit_budget,
     check_group_sizes,
     column_summary,
     emit_json,
@@ -82,15 +91,14 @@ def compare_command(
         "--stages",
         help="Audit stages (default: all); must keep utility and at least one attack.",
     ),
-    targets: int = typer.Option(1000, "--targets", help="deFinetti: random targets."),
-    chains: int = typer.Option(4, "--chains", help="deFinetti: chains."),
-    sweeps: int = typer.Option(100, "--sweeps", help="deFinetti: sweeps per chain."),
-    k_max: int = typer.Option(6, "--k-max", help="Worst case: largest k."),
-    queries: int = typer.Option(10_000, "--queries", help="COUNT queries in the workload."),
-    min_exp: float = typer.Option(0.9, "--min-exp", help="Negative rules: minExp in (0, 1)."),
-    foreground_attributes: int = typer.Option(
-        2, "--foreground-attributes", help="Foreground: largest attribute set (0: all)."
-    ),
+    targets: int = TARGETS,
+    chains: int = CHAINS,
+    sweeps: int = SWEEPS,
+    k_max: int = K_MAX,
+    worst_case_k: int = WORST_CASE_K,
+    queries: int = QUERIES,
+    min_exp: float = MIN_EXP,
+    foreground_attributes: int = FOREGROUND_ATTRIBUTES,
     seed: int = SEED,
     as_json: bool = JSON,
 ) -> None:
@@ -113,8 +121,9 @@ def compare_command(
     names = check_algorithms(split_list(algorithms) or [])
     ls = parse_l_values(l_values)
     require_output_free(out_dir, force)
-    if not 0 < min_exp < 1:
-        raise AnonlabError(f"--min-exp must be in (0, 1), got {min_exp}")
+    budget = audit_budget(
+        targets, chains, sweeps, k_max, worst_case_k, queries, min_exp, foreground_attributes
+    )
     chosen = split_list(stages)
     table = load_table(
         dataset,
@@ -144,9 +153,7 @@ def compare_command(
 
     check_group_sizes(table.n_rows, l=max(ls), mask_k=mask_k)
     # every release's audit, bounded on the table (a release has at most as many groups)
-    check_audit_sizes(
-        table, targets=targets, chains=chains, sweeps=sweeps, k_max=k_max, queries=queries
-    )
+    check_audit_sizes(table, **budget.sizes())
     total = len(names) * len(ls)
     done = [0]
 
@@ -173,13 +180,7 @@ def compare_command(
             names,
             ls,
             stages=chosen,
-            targets=targets,
-            chains=chains,
-            sweeps=sweeps,
-            k_max=k_max,
-            queries=queries,
-            min_expectation=min_exp,
-            foreground_attributes=foreground_attributes or None,
+            budget=budget,
             mask_k=mask_k,
             sensitive_values=schema_sensitive_values(sensitive_values, schema),
             seed=seed,

@@ -41,10 +41,11 @@ from typing import Any
 
 import numpy as np
 
-from anonlab._validation import check_float, check_int, check_seed, require_release
+from anonlab._validation import check_seed, require_release
 from anonlab.errors import AnonlabError
 from anonlab.grouping import group_min_max
 from anonlab.release import Release
+from anonlab.report.budget import AuditBudget
 from anonlab.schema import Kind
 
 #: Stages in the order they run; attacks that do not apply to a release are skipped with a reason.
@@ -881,17 +882,11 @@ def audit(
     release: Release,
     *,
     stages: Sequence[str] | None = None,
-    targets: int = 1000,
-    chains: int = 4,
-    sweeps: int = 100,
-    k_max: int = 6,
-    worst_case_k: int = 1,
-    queries: int = 10_000,
-    min_expectation: float = 0.9,
-    foreground_attributes: int | None = 1,
+    budget: AuditBudget | None = None,
     seed: int = 0,
     progress: Callable[[str], None] | None = None,
     on_progress: Callable[[StageProgress], None] | None = None,
+    **budget_fields: Any,
 ) -> Audit:
     """Run every stage of :data:`STAGES` (or ``stages``) on ``release``.
 
@@ -901,22 +896,13 @@ def audit(
         With its publisher copy (the truth the attacks are scored against).
     stages : sequence of str, optional
         A subset of :data:`STAGES` (default: all).
-    targets, chains, sweeps : int
-        The deFinetti attack's budget (random targets, chains, sweeps per chain).
-    k_max : int
-        Largest number of basic implications for the worst-case curve.
-    worst_case_k : int
-        The worst case's verdict: records whose group's maximum disclosure after this many
-        basic implications exceeds the promise are at risk (Martin et al.'s (c,k)-safety with
-        ``c`` = the promise; default 1, see docs/audit.md). At most ``k_max``.
-    queries : int
-        COUNT queries in the workload.
-    min_expectation : float
-        minExp of the negative rules mined from the original table.
-    foreground_attributes : int or None
-        Largest attribute set the foreground attack mines (None: all; the paper's setting).
-        One keeps an audit of Adult-sized data within a minute on two cores (two: up to about
-        75 s for a Mondrian release of Adult, every sensitive value a target).
+    budget : AuditBudget, optional
+        Each stage's budget (:class:`~anonlab.report.budget.AuditBudget`: the deFinetti
+        attack's ``targets``, ``chains``, ``sweeps``; the worst case's ``k_max`` and
+        ``worst_case_k``; the workload's ``queries``; the negative rules' ``min_expectation``;
+        the foreground attack's ``foreground_attributes``). Default: its defaults.
+    **budget_fields
+        Any of those fields by name, applied over ``budget`` (``audit(release, targets=40)``).
     seed : int
         The audit's own seed: seeds targets, chains and the workload; stored in the settings
         (an audit parameter, independent of the release's seed, which no report shows).
@@ -931,24 +917,7 @@ def audit(
     unknown = [s for s in stages if s not in RUNNERS]
     if unknown:
         raise AnonlabError(f"unknown audit stage(s) {unknown}; choose from {list(STAGES)}")
-    opts = {
-        "targets": check_int("targets", targets, minimum=1),
-        "chains": check_int("chains", chains, minimum=1),
-        "sweeps": check_int("sweeps", sweeps, minimum=2),
-        "k_max": check_int("k_max", k_max, minimum=1),
-        "worst_case_k": check_int("worst_case_k", worst_case_k, minimum=0),
-        "queries": check_int("queries", queries, minimum=1),
-        "min_expectation": check_float("min_expectation", min_expectation),
-        "foreground_attributes": None
-        if foreground_attributes is None
-        else check_int("foreground_attributes", foreground_attributes, minimum=1),
-        "seed": check_seed(seed),
-    }
-    if opts["worst_case_k"] > opts["k_max"]:
-        raise AnonlabError(
-            f"parameter 'worst_case_k' = {worst_case_k} exceeds k_max = {k_max}; the verdict's "
-            "k must lie on the curve 0..k_max"
-        )
+    opts = {**AuditBudget.of(budget, **budget_fields).to_dict(), "seed": check_seed(seed)}
     if release.table.n_rows == 0:
         raise AnonlabError("the release has no records to audit")
     findings = []

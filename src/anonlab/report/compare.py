@@ -63,6 +63,7 @@ from anonlab._validation import check_int, check_seed
 from anonlab.errors import AnonlabError
 from anonlab.release import Release
 from anonlab.report.audit import INTERNAL, STAGES, Audit, _plain, audit
+from anonlab.report.budget import AuditBudget
 from anonlab.table import Table
 
 #: The audit stages that are attacks (the candidates for "the strongest attack").
@@ -316,18 +317,13 @@ def compare(
     l_values: Sequence[int],
     *,
     stages: Sequence[str] | None = None,
-    targets: int = 1000,
-    chains: int = 4,
-    sweeps: int = 100,
-    k_max: int = 6,
-    queries: int = 10_000,
-    min_expectation: float = 0.9,
-    foreground_attributes: int | None = 2,
+    budget: AuditBudget | None = None,
     mask_k: int | None = None,
     sensitive_values: Sequence[str] | None = None,
     seed: int = 0,
     audit_seed: int = 0,
     progress: Callable[[str, str, CompareRow | None], None] | None = None,
+    **budget_fields: Any,
 ) -> Comparison:
     """Anonymize ``table`` with each algorithm at each ℓ, audit each release, mark the frontier.
 
@@ -339,9 +335,12 @@ def compare(
         Names from :func:`comparable_algorithms` (each once).
     l_values : sequence of int
         The values of ℓ (each >= 2); the MASK family uses them as m.
-    stages, targets, chains, sweeps, k_max, queries, min_expectation, foreground_attributes
-        The audit's stages and budgets (:func:`anonlab.report.audit.audit`). ``stages`` must
-        keep ``"utility"`` and at least one attack.
+    stages : sequence of str, optional
+        The audit's stages (:func:`anonlab.report.audit.audit`); they must keep ``"utility"``
+        and at least one attack.
+    budget : AuditBudget, optional
+        The audit's budget (:class:`~anonlab.report.budget.AuditBudget`); its fields may also
+        be given by name (``**budget_fields``), as to :func:`~anonlab.report.audit.audit`.
     mask_k : int, optional
         k of the MASK family (default: k = ℓ).
     sensitive_values : sequence of str, optional
@@ -377,15 +376,7 @@ def compare(
         mask_k = check_int("mask_k", mask_k, minimum=1)
     seed = check_seed(seed)
     audit_seed = check_seed(audit_seed)
-    budgets = {
-        "targets": targets,
-        "chains": chains,
-        "sweeps": sweeps,
-        "k_max": k_max,
-        "queries": queries,
-        "min_expectation": min_expectation,
-        "foreground_attributes": foreground_attributes,
-    }
+    budget = AuditBudget.of(budget, **budget_fields)
 
     from anonlab.anonymize import anonymize
 
@@ -421,7 +412,7 @@ def compare(
                     stages=chosen,
                     seed=audit_seed,
                     progress=None if progress is None else (lambda s, n=name: progress(n, s, None)),
-                    **budgets,
+                    budget=budget,
                 )
             except AnonlabError as exc:  # e.g. every record suppressed
                 row.status, row.reason = "failed", f"audit: {exc}"
@@ -462,7 +453,7 @@ def compare(
     }
     settings = {
         "stages": chosen,
-        **budgets,
+        **budget.to_dict(),
         "mask_k": mask_k,
         "sensitive_values": None if sensitive_values is None else list(sensitive_values),
         "seed": seed,
