@@ -5,13 +5,12 @@ Load a :class:`Table`, anonymize it into a :class:`Release` with a group-based a
 cost in utility (:mod:`anonlab.utility`).
 """
 
+from anonlab._version import __version__
 from anonlab.errors import AnonlabError, IneligibleError
 from anonlab.hierarchy import Hierarchy
 from anonlab.release import PublishedView, Release
 from anonlab.schema import Attribute, Kind, Role, Schema
 from anonlab.table import Table
-
-__version__ = "0.1.0"
 
 __all__ = [
     "AnonlabError",

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from anonlab._version import __version__
 from anonlab.errors import AnonlabError
 from anonlab.grouping import dense_group_ids, group_histogram, group_min_max, group_sizes
 from anonlab.schema import Kind
@@ -131,8 +132,6 @@ class Release:
         levels: dict[str, int] | None = None,
         reference_counts: np.ndarray | None = None,
     ) -> None:
-        from anonlab import __version__
-
         if scheme not in SCHEMES:
             raise AnonlabError(f"scheme must be one of {list(SCHEMES)}, got {scheme!r}")
         group = np.asarray(group)

@@ -894,7 +894,7 @@ def run_papers(
 
 def header(command: str, quick: bool, seconds: float) -> str:
     """The summary's header: what produced it, when, and in which mode."""
-    from anonlab import __version__
+    from anonlab._version import __version__
 
     now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     mode = (

@@ -7,7 +7,7 @@ from fractions import Fraction
 import numpy as np
 
 from anonlab._validation import check_float
-from anonlab.attacks.worst_case import _check, _Core
+from anonlab.disclosure import DisclosureEngine, check_disclosure_inputs
 from anonlab.errors import AnonlabError
 from anonlab.models.result import CheckResult, build_result
 from anonlab.release import Release
@@ -51,7 +51,7 @@ def ck_safety(release: Release, *, c: float, k: int, exact: bool = False) -> Che
     .. [1] D. J. Martin, D. Kifer, A. Machanavajjhala, J. Gehrke, J. Y. Halpern. "Worst-Case
        Background Knowledge for Privacy-Preserving Data Publishing". ICDE 2007.
     """
-    release, k, _, exact = _check(release, k, "implications", exact)
+    release, k, _, exact = check_disclosure_inputs(release, k, "implications", exact)
     if isinstance(c, Fraction):
         c_num: float | Fraction = c
         check_float("c", float(c), low=0.0, high=1.0)
@@ -59,7 +59,7 @@ def ck_safety(release: Release, *, c: float, k: int, exact: bool = False) -> Che
         c_num = check_float("c", c, low=0.0, high=1.0)
     if c_num <= 0:
         raise AnonlabError(f"parameter 'c' must be a number in (0, 1], got {c!r}")
-    core = _Core(release, k, "implications", exact)
+    core = DisclosureEngine(release, k, "implications", exact)
     per = core.by_group(k)
     violating = np.array([v >= c_num for v in per], dtype=bool)
     per_group = np.array([float(v) for v in per], dtype=np.float64)

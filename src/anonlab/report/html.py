@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from anonlab import __version__
+from anonlab._version import __version__
 from anonlab.report.audit import INTERNAL, REDACTED, Audit, Finding
 from anonlab.report.plots import render as render_plot
 
