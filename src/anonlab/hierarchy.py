@@ -40,16 +40,25 @@ class Hierarchy:
         the same length. If the last level has more than one node, a root level ``*`` is added.
     name : str, optional
         The attribute the hierarchy is for (used in messages only).
+    root : bool, default=True
+        Rows of a single column (leaves only) get a root level ``*`` added, so the values can be
+        generalized to ``*``. ``root=False`` keeps them as they are: a hierarchy of height 0,
+        whose values are never generalized (ARX's reading of a hierarchy file with only the leaf
+        column; :meth:`read_csv` builds file hierarchies so). Rows of two or more columns always
+        end in a single root, whatever ``root`` says.
 
     Attributes
     ----------
     leaves : tuple of str
         Leaf labels in leaf order (depth-first).
     height : int
-        Number of levels above the leaves (a flat ``leaf;*`` hierarchy has height 1).
+        Number of levels above the leaves (a flat ``leaf;*`` hierarchy has height 1; a hierarchy
+        of leaves only, ``root=False``, has height 0).
     """
 
-    def __init__(self, rows: Sequence[Sequence[str]], name: str | None = None) -> None:
+    def __init__(
+        self, rows: Sequence[Sequence[str]], name: str | None = None, *, root: bool = True
+    ) -> None:
         self.name = name
         label = f"hierarchy of {name!r}" if name else "hierarchy"
         rows = [[str(c).strip() for c in r] for r in rows]
@@ -64,7 +73,9 @@ class Hierarchy:
                 )
         if width < 1:
             raise AnonlabError(f"{label}: rows are empty")
-        if len({r[-1] for r in rows}) > 1 or width == 1:
+        if width == 1 and not root:
+            pass  # leaves only: never generalized (height 0)
+        elif len({r[-1] for r in rows}) > 1 or width == 1:
             rows = [r + [ROOT] for r in rows]
             width += 1
         leaves = [r[0] for r in rows]
@@ -148,7 +159,20 @@ class Hierarchy:
 
         Because subtrees are contiguous in leaf order, the lowest common ancestor of any set of
         leaves is that of its smallest and largest leaf code.
+
+        Raises
+        ------
+        AnonlabError
+            If the hierarchy has height 0 (leaves only: its values are never generalized) and a
+            range spans two different leaves, which no node of it covers.
         """
+        if self.height == 0 and np.any(np.asarray(leaf_min) != np.asarray(leaf_max)):
+            raise AnonlabError(
+                f"the hierarchy of {self.name!r} has only its leaf column, which means its values "
+                "are never generalized (as in ARX); a group holding two of its values cannot be "
+                "published through it. Give the hierarchy levels above the leaves, or use a "
+                "full-domain search (lattice) that keeps this attribute's values as they are"
+            )
         level = np.full(np.shape(leaf_min), self.height, dtype=np.int32)
         for j in range(self.height - 1, -1, -1):
             same = self.matrix[leaf_min, j] == self.matrix[leaf_max, j]
@@ -169,6 +193,18 @@ class Hierarchy:
         cls, path: str | os.PathLike, name: str | None = None, sep: str = ";"
     ) -> Hierarchy:
         """Read an ARX-format hierarchy file (one row per leaf, ``sep``-separated).
+
+        A file whose rows hold only the leaf column is read as ARX reads it: the attribute is not
+        generalized, the hierarchy has height 0 and no ``*`` root is added (``root=False`` of
+        :class:`Hierarchy`), so a lattice search keeps the attribute at its values and reaches
+        k-anonymity through the other attributes and record suppression only. ARX 3.9.2, given its
+        Adult data with ``adult_hierarchy_education.csv`` cut to its leaf column, builds a lattice
+        whose top node has education at level 0; its 5-anonymous optimum at 0% suppression keeps
+        education at level 0 (Loss 0.640670712015275, 32 classes), where the full hierarchy's
+        optimum generalizes it to ``*``. anonlab's lattice search finds the same node, classes
+        and Loss from the same file (tests/test_arx_parity.py). Before, anonlab added a ``*``
+        root to such a file, which let a search generalize the attribute away where ARX would
+        not.
 
         Parsed with Python's :mod:`csv` module, so a value that contains ``sep``, a quote or a
         line break may be quoted (``"a;b"``; a quote inside doubled), as :meth:`to_csv` writes it;
@@ -203,7 +239,7 @@ class Hierarchy:
                 f"{sep!r} or a double quote must be in double quotes (e.g. 'Paris{sep}FR' as "
                 f"'\"Paris{sep}FR\"'), with each double quote inside written twice"
             ) from None
-        return cls(rows, name=name or path.stem)
+        return cls(rows, name=name or path.stem, root=not rows or len(rows[0]) != 1)
 
     def to_csv(self, path: str | os.PathLike | None = None, sep: str = ";") -> str:
         """Write in ARX format; returns the text. Written to a temporary file, then renamed.

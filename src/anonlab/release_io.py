@@ -492,21 +492,98 @@ def _codes_of(table: Table, name: str, labels: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------------- import
 _RANGE = re.compile(r"^\s*([\[\(]?)\s*(-?[\d.]+)\s*(?:-|,|\.\.)\s*(-?[\d.]+)\s*([\]\[\)]?)\s*$")
+#: Separators :func:`detect_separator` chooses among (ARX writes ';', anonlab ',').
+SEPARATORS = (",", ";", "\t", "|")
+#: Labels that cover every value: ARX's suppressed or fully generalized cell, and an empty one.
+_ANY = ("*", "")
 
 
-def _cover_mask(table: Table, name: str, label: str) -> np.ndarray:
-    """Which domain values of attribute ``name`` a published label covers: ``*`` every value;
-    a numeric range or number; a value or a set ``{a,b}`` in the escaped form of
+def detect_separator(path: str | os.PathLike) -> str:
+    """The field separator of a CSV file, from its header line: the one of ``,`` ``;`` tab
+    ``|`` that occurs most often outside double quotes (``,`` on a tie or when none occurs).
+
+    ARX writes its output ``;``-separated (``DataHandle.save(file, ';')``), anonlab
+    ``,``-separated; a Parquet file has no separator (``,`` is returned, unused).
+    """
+    path = Path(path)
+    if path.suffix.lower() in (".parquet", ".pq") or not path.is_file():
+        return ","  # no separator to find (a missing file is reported by the reader)
+    try:
+        with open(path, encoding="utf-8-sig", errors="replace", newline="") as fh:
+            line = fh.readline(1 << 20)
+    except OSError:
+        return ","  # the reader reports it
+    counts = dict.fromkeys(SEPARATORS, 0)
+    quoted = False
+    for ch in line:
+        if ch == '"':
+            quoted = not quoted
+        elif not quoted and ch in counts:
+            counts[ch] += 1
+    best = max(SEPARATORS, key=lambda c: (counts[c], c == ","))
+    return best if counts[best] else ","
+
+
+def _separator(path: str | os.PathLike, sep: str | None) -> str:
+    """``sep`` as given, or the separator detected from the file's header when None."""
+    return detect_separator(path) if sep is None else sep
+
+
+def _hierarchy_level_of(table: Table, name: str, labels, ignore_any: bool = True) -> int | None:
+    """The one hierarchy level holding every published label of a column, the lowest if
+    several do; None if the attribute has no hierarchy or no level holds them all. With
+    ``ignore_any`` the labels ``*`` and empty (which cover every value anyway, e.g. ARX's
+    suppressed records) are left out of the question. A full-domain release such as ARX's
+    publishes each attribute at one level, so its labels are resolved there: ARX's Adult age
+    hierarchy labels 20 as ``15-19`` at level 1, which read as a range would not cover 20."""
+    h = table.schema[name].hierarchy
+    if h is None:
+        return None
+    wanted = {str(v).strip() for v in labels}
+    if ignore_any:
+        wanted -= set(_ANY)
+    if not wanted:
+        return None
+    for level in range(h.height + 1):
+        if wanted <= set(h.labels(level).tolist()):
+            return level
+    return None
+
+
+def _cover_mask(table: Table, name: str, label: str, level: int | None = None) -> np.ndarray:
+    """Which domain values of attribute ``name`` a published label covers.
+
+    In this order: ``*`` (or empty) every value; with ``level`` (the hierarchy level the
+    column's labels were found at, :func:`_hierarchy_level_of`) the node of that level; a
+    number, a range or a value of the original; a node of the attribute's hierarchy (at any
+    level above the leaves); a numeric range; a value or a set ``{a,b}`` in the escaped form of
     :func:`anonlab.release.escape_member` (an unescaped value of another tool's file is
-    accepted when it matches a value exactly); a node of the attribute's hierarchy. A set
-    member that is not a value of the original is an error naming it."""
+    accepted when it matches a value exactly). A label of a numeric attribute is looked up in
+    its hierarchy before it is read as a range, so an ARX interval label such as ``15-19``
+    covers what ARX's hierarchy puts under it. A set member that is not a value of the
+    original is an error naming it."""
     from anonlab.release import parse_label  # here: the module's imports are the export's
 
     att = table.schema[name]
     values = table.values[name]
     label = str(label).strip()
-    if label in ("*", ""):
+    if label in _ANY:
         return np.ones(len(values), dtype=bool)
+    if level is not None and att.hierarchy is not None:
+        hit = _hierarchy_mask(table, name, label, [level])
+        if hit is not None:
+            return hit
+    if att.kind is Kind.NUMERIC and att.hierarchy is not None:
+        x = values.astype(float)
+        try:
+            number = float(label)
+        except ValueError:
+            number = None
+        if number is not None and np.any(x == number):
+            return x == number
+        hit = _hierarchy_mask(table, name, label, range(1, att.hierarchy.height + 1))
+        if hit is not None:
+            return hit
     if att.kind is Kind.NUMERIC:
         x = values.astype(float)
         m = _RANGE.match(label)
@@ -542,20 +619,27 @@ def _cover_mask(table: Table, name: str, label: str) -> np.ndarray:
             )
     if exact.any():
         return exact
-    h = att.hierarchy
-    rows = h.matrix[table.leaf_codes(name)]
-    mask = np.zeros(len(values), dtype=bool)
-    found = False
-    for level in range(1, h.height + 1):
-        hit = np.flatnonzero(h.labels(level) == label)
-        if len(hit):
-            found = True
-            mask |= rows[:, level] == hit[0]
-    if not found:
+    mask = _hierarchy_mask(table, name, label, range(1, att.hierarchy.height + 1))
+    if mask is None:
         raise AnonlabError(
             f"published value {label!r} of column {name!r} is not a node of its hierarchy"
         )
     return mask
+
+
+def _hierarchy_mask(table: Table, name: str, label: str, levels) -> np.ndarray | None:
+    """Domain values under the nodes labelled ``label`` at the given levels of ``name``'s
+    hierarchy (the union where several levels have such a node); None if none has."""
+    h = table.schema[name].hierarchy
+    rows = h.matrix[table.leaf_codes(name)]
+    mask = np.zeros(len(table.values[name]), dtype=bool)
+    found = False
+    for level in levels:
+        hit = np.flatnonzero(h.labels(level) == label)
+        if len(hit):
+            found = True
+            mask |= rows[:, level] == hit[0]
+    return mask if found else None
 
 
 def import_generalized(
@@ -563,7 +647,8 @@ def import_generalized(
     original: Table,
     *,
     group_column: str | None = None,
-    sep: str = ",",
+    sep: str | None = None,
+    withhold_suppressed: bool = False,
 ) -> Release:
     """Import a generalized table made elsewhere (e.g. ARX output) against the original table.
 
@@ -573,15 +658,41 @@ def import_generalized(
     assigned to a class whose published values cover its own and whose published sensitive values
     still hold its value (classes with fewest candidates first). A record that fits no class is an
     error naming it.
+
+    ARX's output as ARX writes it imports as it is:
+
+    * ``sep`` None (the default) detects the separator from the header line
+      (:func:`detect_separator`; ARX writes ``;``, anonlab ``,``);
+    * labels are resolved through the original's hierarchies first: where all the labels of a
+      column are nodes of one level of the attribute's hierarchy (as in a full-domain release,
+      e.g. ARX's), each is read as that node, so ARX's age labels such as ``15-19`` (which its
+      Adult hierarchy puts 20 under) cover what the hierarchy says, not the numeric range
+      (see :func:`_cover_mask` for the rest);
+    * when every quasi-identifier has a hierarchy, every column's labels lie at one level and
+      no ``group_column`` is given, the release records those levels (``release.levels``), so
+      full-domain measures such as ARX's Loss apply to it;
+    * ``withhold_suppressed=True``: rows whose every quasi-identifier is ``*`` (ARX's suppressed
+      records) while some row's are not are taken as suppressed, as ARX counts them: the
+      records matched to them are withheld from the release and counted in the manifest
+      (``suppressed_records``), as anonlab's lattice search does with a suppression limit.
+      Without it (the default) they form one more class, the view of someone who reads the
+      published file.
     """
+    sep = _separator(path, sep)
     frame = read_frame(path, sep=sep)
     frame = frame.astype(str)
     sens = original.require_sensitive()
     qi = list(original.quasi_identifiers)
     for c in qi + [sens] + ([group_column] if group_column else []):
         if c not in frame.columns:
+            hint = (
+                f" (is it separated by {detect_separator(path)!r}, not {sep!r}? give sep=...)"
+                if len(frame.columns) == 1
+                else ""
+            )
             raise AnonlabError(
-                f"column {c!r} is missing from {str(path)!r}; it has columns {list(frame.columns)}"
+                f"column {c!r} is missing from {str(path)!r}; it has columns "
+                f"{list(frame.columns)}{hint}"
             )
     if len(frame) != original.n_rows:
         raise AnonlabError(
@@ -589,11 +700,13 @@ def import_generalized(
             "a release must publish every record (suppressed records as '*')"
         )
     # Per QI: distinct labels -> cover masks over the domain.
-    label_ids, covers = {}, {}
+    label_ids, covers, uniques = {}, {}, {}
     for q in qi:
         ids, uniq = pd.factorize(frame[q].to_numpy())
         label_ids[q] = ids
-        covers[q] = np.stack([_cover_mask(original, q, u) for u in uniq])
+        uniques[q] = uniq
+        level = _hierarchy_level_of(original, q, uniq)
+        covers[q] = np.stack([_cover_mask(original, q, u, level) for u in uniq])
     key_cols = [group_column] if group_column else qi
     cls_ids, _ = pd.factorize(pd.MultiIndex.from_frame(frame[key_cols]))
     pub_sens = _codes_of(original, sens, frame[sens].to_numpy())
@@ -611,13 +724,45 @@ def import_generalized(
             "source": str(path),
             "format": "generalized-csv",
             "row_aligned": bool(aligned),
+            "sep": sep,
         },
         "seed": None,
     }
+    # Rows whose every QI is '*' while others' are not: ARX's suppressed records.
+    star = np.ones(len(frame), dtype=bool)
+    for q in qi:
+        star &= np.isin(frame[q].str.strip().to_numpy(), _ANY)
+    suppressed_rows = star if withhold_suppressed and star.any() and not star.all() else None
+    manifest["parameters"]["withhold_suppressed"] = bool(withhold_suppressed)
     # A quasi-identifier without a hierarchy was published by the file's maker as value sets
     # (or exact values); saving the import republishes it so, by that earlier choice.
     original = original.with_value_sets(value_set_columns(original))
-    return Release(original, group, "generalization", manifest)
+    reference = None
+    kept_rows = np.ones(len(frame), dtype=bool)
+    if suppressed_rows is not None:
+        withheld = np.isin(group, np.unique(cls_ids[suppressed_rows]))
+        n_withheld = int(withheld.sum())
+        reference = np.bincount(orig_sens, minlength=original.domain_size(sens))
+        dropped = dict(original.dropped, suppressed_records=n_withheld)
+        original = original.take(np.flatnonzero(~withheld))
+        original.dropped = dropped
+        group = group[~withheld]
+        kept_rows = ~suppressed_rows
+        manifest["suppressed_records"] = n_withheld
+        manifest["input_rows"] = int(len(frame))
+    levels = None
+    if group_column is None:
+        found = {
+            q: _hierarchy_level_of(
+                original, q, pd.unique(uniques[q][label_ids[q][kept_rows]]), ignore_any=False
+            )
+            for q in qi
+        }
+        if all(level is not None for level in found.values()):
+            levels = found
+    return Release(
+        original, group, "generalization", manifest, levels=levels, reference_counts=reference
+    )
 
 
 def _match_records(original, qi, label_ids, covers, cls_ids, pub_sens) -> np.ndarray:
@@ -729,9 +874,12 @@ def import_bucketized(
     *,
     group_column: str = GROUP_COLUMN,
     count_column: str = COUNT_COLUMN,
-    sep: str = ",",
+    sep: str | None = None,
 ) -> Release:
     """Import an Anatomy-style QIT/ST pair made elsewhere against the original table.
+
+    ``sep`` None (the default) detects each file's separator from its header line
+    (:func:`detect_separator`).
 
     A QIT in the original's row order (checked, with the ST counts) is taken as it is. Otherwise
     each original record is matched to a QIT row with the same exact quasi-identifiers so that
@@ -743,8 +891,8 @@ def import_bucketized(
     (10 distinct QI vectors) and gave up with age, sex, race and marital status (a clear error;
     tried by hand, not a test or benchmark).
     """
-    qit = read_frame(qit_path, sep=sep).astype(str)
-    st = read_frame(st_path, sep=sep)
+    qit = read_frame(qit_path, sep=_separator(qit_path, sep)).astype(str)
+    st = read_frame(st_path, sep=_separator(st_path, sep))
     sens = original.require_sensitive()
     qi = list(original.quasi_identifiers)
     if group_column in qi:

@@ -574,6 +574,18 @@ def import_release(
     group_column: str | None = typer.Option(
         None, "--group-column", help="Group id column, if any."
     ),
+    sep: str | None = typer.Option(
+        None,
+        "--sep",
+        help="Field separator of the imported CSV files (';', ',', 'tab', ...); default: "
+        "detected from each file's header line (ARX writes ';').",
+    ),
+    withhold_suppressed: bool = typer.Option(
+        False,
+        "--withhold-suppressed",
+        help="--generalized: rows whose every quasi-identifier is '*' (ARX's suppressed "
+        "records) are withheld from the release and counted as suppressed, as ARX counts them.",
+    ),
     dataset: str | None = DATASET,
     data: Path | None = DATA,
     qi: str | None = QI,
@@ -589,7 +601,11 @@ def import_release(
     force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
     as_json: bool = JSON,
 ) -> None:
-    """Import a release made elsewhere (generalized CSV or QIT/ST pair) against its original."""
+    """Import a release made elsewhere (generalized CSV or QIT/ST pair) against its original.
+
+    ARX's output imports as ARX writes it: ';'-separated (detected, or --sep) and labelled
+    through the hierarchies given (--hierarchies, --hierarchy-set).
+    """
     from anonlab.release_io import (
         import_bucketized,
         import_generalized,
@@ -597,6 +613,14 @@ def import_release(
         save_release,
     )
 
+    if sep is not None:
+        sep = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";"}.get(sep.lower(), sep)
+        if len(sep) != 1:
+            raise AnonlabError(
+                f"--sep must be one character (e.g. ';' or ','; 'tab' for a tab), got {sep!r}"
+            )
+    if withhold_suppressed and generalized is None:
+        raise AnonlabError("--withhold-suppressed applies to --generalized files only")
     require_output_free(out_dir, force)  # fail before any work
     key = None if export_key_file is None else read_export_key(export_key_file)
     table = load_table(
@@ -615,9 +639,15 @@ def import_release(
         schema=schema,
     )
     if generalized is not None and qit is None and st is None:
-        release = import_generalized(generalized, table, group_column=group_column)
+        release = import_generalized(
+            generalized,
+            table,
+            group_column=group_column,
+            sep=sep,
+            withhold_suppressed=withhold_suppressed,
+        )
     elif generalized is None and qit is not None and st is not None:
-        release = import_bucketized(qit, st, table, group_column=group_column or "group")
+        release = import_bucketized(qit, st, table, group_column=group_column or "group", sep=sep)
     else:
         raise AnonlabError("give either --generalized FILE or both --qit FILE and --st FILE")
     if schema is not None:  # the schema's roles, types and builder specs (never the data)
@@ -630,12 +660,19 @@ def import_release(
         "groups": release.n_groups,
         "columns": column_summary(table),
     }
+    suppressed = release.manifest.get("suppressed_records")
+    if suppressed is not None:
+        summary["suppressed_records"] = suppressed
+    if release.levels is not None:
+        summary["levels"] = dict(release.levels)
     if as_json:
         emit_json(summary)
     else:
         say(
             f"imported {release.table.n_rows:,} records in {release.n_groups:,} groups "
-            f"({release.scheme}) -> {out_dir}"
+            f"({release.scheme})"
+            + (f", {suppressed:,} suppressed records withheld" if suppressed is not None else "")
+            + f" -> {out_dir}"
         )
 
 
