@@ -740,3 +740,16 @@ def test_recursive_l_diversity_alias():
         via_alias.per_group.tolist()
         == models.check(rel, "recursive-cl-diversity", c=3, l=2).per_group.tolist()
     )
+
+
+def test_t_closeness_hierarchical_refuses_a_leaf_only_hierarchy(tmp_path):
+    # a one-column ARX hierarchy file: height 0 (never generalized), no distance scale
+    path = tmp_path / "s.csv"
+    path.write_text("flu\ncold\nhiv\n")
+    frame = pd.DataFrame({"q": [1, 1, 2, 2, 3, 3], "s": ["flu", "cold", "hiv"] * 2})
+    table = Table.from_frame(
+        frame, quasi_identifiers=["q"], sensitive="s", hierarchies={"s": Hierarchy.read_csv(path)}
+    )
+    release = Release(table, [0, 0, 1, 1, 1, 1], "bucketization")
+    with pytest.raises(AnonlabError, match="only its leaf column"):
+        models.check(release, "t-closeness", t=0.5, distance="hierarchical")

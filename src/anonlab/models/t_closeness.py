@@ -127,6 +127,12 @@ def emd_per_group(release: Release, distance: str) -> tuple[np.ndarray, dict]:
     elif distance == "hierarchical":
         hierarchy = table.schema[name].hierarchy
         norm = hierarchy.height
+        if norm == 0:  # a leaf-only (ARX: never generalized) hierarchy has no distance scale
+            raise AnonlabError(
+                f"hierarchical distance: the hierarchy of {name!r} has only its leaf column "
+                "(height 0), so no two values have a common ancestor to measure by; give it "
+                "levels above the leaves, or use distance='equal'"
+            )
         width = max(n_values, len(hierarchy))
         details["hierarchy_height"] = norm
     else:
