@@ -17,10 +17,18 @@ Pruning rests on two facts:
 
 The search visits nodes in increasing metric order and checks a node only when no failed node
 already covers it; the first node that holds is optimal (every node of lower metric has failed or
-was proved to fail). This is exact, like Incognito and ARX's Flash, but simpler: it needs no
-lattice traversal, only the failed nodes seen so far.
+was proved to fail). This is exact, like Incognito and ARX's Flash. A node that fails is climbed
+from, along Flash's paths with a binary search on each (:class:`_MonotoneSearch`), to a maximal
+failing node whose down-set covers many of the nodes asked about next.
 
 With a suppression limit and a class metric every node is evaluated (no bound ends the search).
+
+Checking a node costs no pass over the records: the records are grouped once into their distinct
+quasi-identifier vectors, and each node's classes (sizes, sparse sensitive histograms, and the
+verdict of the model on each) are rolled up from those of a finer node already checked, in
+compiled code (:class:`_Partitions`). On Adult (30,162 or 301,620 rows, 2,160 nodes) a node
+costs tens of microseconds; docs/benchmarks.md ("Lattice search beside ARX, same run") times the
+whole search beside ARX 3.9.2.
 
 References
 ----------
@@ -31,14 +39,19 @@ and optimal k-anonymity. PASSAT 2012.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 
 import numpy as np
+from numba import njit
 
 from anonlab import models
-from anonlab._validation import check_choice, check_float, check_seed, takes_table_or_frame
-from anonlab.anonymize.generalize import generalize
+from anonlab._validation import (
+    check_choice,
+    check_float,
+    check_int,
+    check_seed,
+    takes_table_or_frame,
+)
 from anonlab.errors import AnonlabError, IneligibleError
 from anonlab.release import SCHEMES, Release
 from anonlab.table import Table
@@ -52,11 +65,18 @@ CLASS_METRICS = ("discernibility", "aecs")
 METRICS = NODE_METRICS + CLASS_METRICS
 
 
-def node_metric(table: Table, nodes: np.ndarray, metric: str) -> np.ndarray:
+def node_metric(
+    table: Table,
+    nodes: np.ndarray,
+    metric: str,
+    leaf_counts: Sequence[np.ndarray] | None = None,
+) -> np.ndarray:
     """A node-only metric of every node (rows of ``nodes``: one level per quasi-identifier).
 
     ``height``: the sum of levels. ``precision``: 1 − Sweeney's Prec, the mean over attributes of
     level / hierarchy height (Sweeney, IJUFKS 2002). ``arx-loss``: see the module docstring.
+    ``leaf_counts`` (records per hierarchy leaf, one array per quasi-identifier) saves a pass
+    over the records when the caller has them.
     """
     if metric == "height":
         return nodes.sum(axis=1).astype(float)
@@ -69,7 +89,11 @@ def node_metric(table: Table, nodes: np.ndarray, metric: str) -> np.ndarray:
     per_attribute = []
     for j, q in enumerate(table.quasi_identifiers):
         h = table.schema[q].hierarchy
-        per_leaf = np.bincount(table.leaf_codes(q)[table.codes[q]], minlength=len(h))
+        per_leaf = (
+            np.bincount(table.leaf_codes(q)[table.codes[q]], minlength=len(h))
+            if leaf_counts is None
+            else leaf_counts[j]
+        )
         a = np.array(  # records per leaf x the leaf's share, per level
             [per_leaf @ (h.node_size(lv) / len(h))[h.map(lv)] for lv in range(h.height + 1)]
         )
@@ -162,15 +186,14 @@ def lattice(
                 "quasi-identifier (--hierarchies DIR or a bundled --hierarchy-set)"
             )
     heights = np.array([table.schema[q].hierarchy.height for q in qi], dtype=np.int64)
-    nodes = np.array(list(itertools.product(*(range(h + 1) for h in heights))), dtype=np.int64)
-    candidates = _CandidateStatistics(table)
+    # Every node, in itertools.product order (the last attribute varies fastest).
+    nodes = np.indices(tuple((heights + 1).tolist())).reshape(len(qi), -1).T.astype(np.int64)
+    candidates = _Partitions(table, model, params)
     limit = int(np.floor(suppression * table.n_rows + 1e-9))
     release = _search(table, model, params, metric, limit, nodes, heights, candidates, scheme, seed)
     release.manifest["parameters"]["suppression"] = suppression
     if verdicts:
-        suppressed = np.array(
-            [candidates.suppressed(node, model, params)[0] for node in nodes], dtype=np.int64
-        )
+        suppressed = np.array([candidates.suppressed(node)[0] for node in nodes], dtype=np.int64)
         release.manifest["lattice"]["verdicts"] = {
             "quasi_identifiers": list(qi),
             "levels": nodes.tolist(),
@@ -187,19 +210,21 @@ def _search(table, model, params, metric, limit, nodes, heights, candidates, sch
             table, model, params, metric, limit, nodes, heights, candidates, scheme, seed
         )
     qi = table.quasi_identifiers
-    search = _MonotoneSearch(lambda node: candidates.holds(node, model, params), nodes, heights)
     if metric in NODE_METRICS:
-        cost = node_metric(table, nodes, metric)
+        cost = node_metric(table, nodes, metric, candidates.leaf_counts())
         order = np.lexsort((nodes.sum(axis=1), cost))  # ties: fewer levels, then node order
+        search = _MonotoneSearch(candidates.holds, nodes, heights, _rank(order))
         best = next((i for i in order.tolist() if search.holds(i)), None)
     else:
         # Classify every node, then take the best minimal satisfying node.
-        for i in np.argsort(nodes.sum(axis=1), kind="stable").tolist():
+        by_height = np.argsort(nodes.sum(axis=1), kind="stable")
+        search = _MonotoneSearch(candidates.holds, nodes, heights, _rank(by_height))
+        for i in by_height.tolist():
             search.holds(i)
         minimal = search.minimal_holding()
         cost = np.full(len(nodes), np.inf)
         for i in minimal.tolist():
-            sizes = candidates.class_sizes(nodes[i])
+            sizes = candidates.partition(nodes[i]).size
             cost[i] = (
                 float((sizes**2).sum())
                 if metric == "discernibility"
@@ -233,9 +258,8 @@ def _search(table, model, params, metric, limit, nodes, heights, candidates, sch
             "metric_value": float(cost[best]),
         },
     }
-    cls, _ = candidates.classes(nodes[best])
-    release = Release(table, cls[candidates.base], scheme, manifest, levels=levels)
-    return release
+    cls, _ = candidates.class_of_base(nodes[best])
+    return Release(table, cls[candidates.base_of_row], scheme, manifest, levels=levels)
 
 
 #: Models whose acceptability with suppression is monotone under generalization (ARX's
@@ -250,18 +274,35 @@ def _search_with_suppression(
     if metric in CLASS_METRICS:  # no bound to stop at: every node is evaluated
         bound = np.zeros(len(nodes))
     else:
-        bound = node_metric(table, nodes, metric)  # the loss with nothing suppressed
+        bound = node_metric(table, nodes, metric, candidates.leaf_counts())  # none suppressed
     order = np.lexsort((nodes.sum(axis=1), bound))
-    evaluated: dict[int, tuple[int, np.ndarray]] = {}
+    strides = _strides(heights)
+    # Per node evaluated: the records it suppresses, and its cost when that is within the limit
+    # (kept, not the partition, which the store of partitions may drop).
+    evaluated: dict[int, tuple[int, float]] = {}
 
-    def evaluate(i: int) -> tuple[int, np.ndarray]:
+    def evaluate(i: int) -> tuple[int, float]:
         if i not in evaluated:
-            evaluated[i] = candidates.suppressed(nodes[i], model, params)
+            suppressed, failing, part = candidates.suppressed(nodes[i])
+            if suppressed > limit:
+                cost = np.inf
+            elif metric == "arx-loss":
+                cost = _arx_loss_with_suppression(table, candidates, part, failing, suppressed)
+            elif metric in CLASS_METRICS:
+                sizes = part.size[~failing].astype(float)
+                cost = (
+                    float((sizes**2).sum()) + suppressed * table.n_rows  # Bayardo & Agrawal
+                    if metric == "discernibility"
+                    else (table.n_rows - suppressed) / len(sizes)  # published records per class
+                )
+            else:
+                cost = bound[i]
+            evaluated[i] = (suppressed, cost)
         return evaluated[i]
 
     search = (
-        _MonotoneSearch(lambda node: evaluate(int(node @ _strides(heights)))[0] <= limit,
-                        nodes, heights)
+        _MonotoneSearch(lambda node: evaluate(int(node @ strides))[0] <= limit, nodes, heights,
+                        _rank(order))
         if model in MONOTONE_WITH_SUPPRESSION else None
     )  # fmt: skip
     best, best_cost = None, np.inf
@@ -271,20 +312,7 @@ def _search_with_suppression(
         feasible = search.holds(i) if search is not None else evaluate(i)[0] <= limit
         if not feasible:
             continue
-        suppressed, kept = evaluate(i)
-        if metric == "arx-loss":
-            cost = _arx_loss_with_suppression(table, candidates, nodes[i], kept, suppressed)
-        elif metric in CLASS_METRICS:
-            cls, n_groups = candidates.classes(nodes[i])
-            sizes = np.bincount(cls[kept], weights=candidates.base_size[kept], minlength=n_groups)
-            sizes = sizes[sizes > 0]
-            cost = (
-                float((sizes**2).sum()) + suppressed * table.n_rows  # Bayardo & Agrawal
-                if metric == "discernibility"
-                else (table.n_rows - suppressed) / len(sizes)  # published records per class
-            )
-        else:
-            cost = bound[i]
+        cost = evaluate(i)[1]
         if cost < best_cost:
             best, best_cost = i, cost
     if best is None:
@@ -294,13 +322,9 @@ def _search_with_suppression(
         )
     qi = table.quasi_identifiers
     levels = dict(zip(qi, nodes[best].tolist(), strict=True))
-    full = generalize(table, levels, scheme=scheme, seed=seed)
-    check = models.check(
-        Release(full.table, full.group, scheme, reference_counts=candidates.reference),
-        model,
-        **params,
-    )
-    keep = ~np.isin(full.group, np.asarray(check.violating_groups, dtype=np.int64))
+    cls, part = candidates.class_of_base(nodes[best])
+    group = cls[candidates.base_of_row]
+    keep = ~candidates.violating(part)[group]
     suppressed = int((~keep).sum())
     manifest = {
         "algorithm": "lattice",
@@ -320,9 +344,16 @@ def _search_with_suppression(
     kept_table = table.take(np.flatnonzero(keep))
     kept_table.dropped = dict(table.dropped, suppressed_records=suppressed)
     return Release(
-        kept_table, full.group[keep], scheme, manifest, levels=levels,
+        kept_table, group[keep], scheme, manifest, levels=levels,
         reference_counts=candidates.reference,
     )  # fmt: skip
+
+
+def _rank(order: np.ndarray) -> np.ndarray:
+    """The position of each node in ``order``."""
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return rank
 
 
 def _strides(heights: np.ndarray) -> np.ndarray:
@@ -332,110 +363,495 @@ def _strides(heights: np.ndarray) -> np.ndarray:
     )
 
 
-def _arx_loss_with_suppression(table, candidates, node, kept, suppressed) -> float:
-    """ARX's Loss when the records outside ``kept`` base classes are suppressed."""
-    factors = []
-    for j, q in enumerate(table.quasi_identifiers):
-        h = table.schema[q].hierarchy
-        level = int(node[j])
-        share = h.node_size(level) / len(h)
-        per_base = share[h.map(level)[candidates.base_leaves[j]]] * candidates.base_size
-        a = float(per_base[kept].sum()) + suppressed  # a suppressed record costs 1
-        factors.append(attribute_loss(a, table.n_rows, len(h)))
+def _arx_loss_with_suppression(
+    table: Table, candidates: _Partitions, part: _Partition, failing: np.ndarray, suppressed: int
+) -> float:
+    """ARX's Loss when the records of the ``failing`` classes of ``part`` are suppressed.
+
+    A_d = Σ over kept classes of |class| × share of its value + suppressed, where the share is
+    (leaves under the value) / |dom_d|: the sum is taken over integers and divided once.
+    """
+    numerators = candidates.kept_numerators(part, failing).tolist()
+    factors = [
+        attribute_loss(numerator / dom + suppressed, table.n_rows, dom)
+        for numerator, dom in zip(numerators, candidates.dom.tolist(), strict=True)
+    ]
     return float(combine_losses(factors))
 
 
-class _CandidateStatistics:
-    """Per-node class sizes and sensitive histograms, from the table's distinct QI vectors.
+#: Per-node checks compiled for these models (any other model goes through models.check).
+_K_ANONYMITY, _DISTINCT, _EQUAL_CLOSENESS = 0, 1, 2
+#: t-closeness's integer path (anonlab.models.t_closeness._INT_LIMIT): below it the EMD
+#: numerators are exact int64, and so are ours.
+_INT_LIMIT = 2**62
+#: Stored partitions (see _Partitions) hold at most this many classes in all, per base class.
+#: Measured on Adult with t-closeness and 2% suppression (every node evaluated), classes read by
+#: the roll-ups and peak memory of the search: 16, 8.6 M and 21 MB; 32, 4.8 M and 35 MB; 64,
+#: 4.1 M and 61 MB (rolling each node up from its smallest direct specialization would read
+#: 3.9 M; the search before roll-ups peaked at 28 MB) ...
+_STORE_PER_BASE = 32
+#: ... and at most this many in all (or as many as the base classes, if more: the stored
+#: partitions then take at most about what the base classes take) ...
+_STORE_MAX = 1 << 21
+#: ... and a partition is stored only when it has at most this share of its source's classes
+#: (ARX's ``snapshotSizeSnapshot``, 0.8: a partition about as large as its source saves little).
+_STORE_RATIO = 0.8
 
-    The records are first reduced to their distinct leaf vectors (base classes) with counts and
-    sensitive histograms; a node's classes are then unions of base classes, found by one
-    ``np.unique`` over the base classes' generalized keys, with no pass over the records.
+
+class _Partition:
+    """The classes of one node (or the base classes), as arrays over the classes.
+
+    ``rep``: one leaf code per quasi-identifier of some member (all members share the node's
+    generalized values, so any member stands for the class at this node and every node above);
+    ``size``: records per class; ``cell``/``value``/``count``: the sensitive histograms as
+    sparse (class, value, count) triples, one per value present in a class (none when the
+    model needs no sensitive values); ``of_source`` (where asked for): the class of each class
+    of the partition it was rolled up from; ``failing``: which classes violate the model, where
+    the compiled check covers it.
     """
 
-    def __init__(self, table: Table) -> None:
+    __slots__ = ("cell", "count", "failing", "levels", "n", "of_source", "rep", "size", "value")
+
+    def __init__(
+        self,
+        levels: np.ndarray,
+        rep: np.ndarray,
+        size: np.ndarray,
+        cell: np.ndarray,
+        value: np.ndarray,
+        count: np.ndarray,
+        of_source: np.ndarray | None = None,
+        failing: np.ndarray | None = None,
+    ) -> None:
+        self.levels = levels
+        self.rep = rep
+        self.size = size
+        self.cell = cell
+        self.value = value
+        self.count = count
+        self.n = len(size)
+        self.of_source = of_source
+        self.failing = failing
+
+
+class _Partitions:
+    """Each node's classes, rolled up from the smallest already-computed finer node.
+
+    The records are first grouped once into their distinct leaf vectors (the base classes, with
+    sizes and sparse sensitive histograms; one hashed pass, :func:`_base_classes`). A node's
+    classes are unions of the classes of any finer node, so they are computed from the stored
+    partition below the node with the fewest classes (:func:`_roll_up`, one pass over that
+    partition's classes and histogram cells, none over the records): the roll-up of Incognito
+    (LeFevre et al., SIGMOD 2005, §3.2) and of ARX's snapshots, which Flash checks nodes with
+    (Kohlmayer et al., "Flash: efficient, stable and optimal k-anonymity", PASSAT 2012, §5).
+    Which partitions are kept as sources: those with at most ``_STORE_RATIO`` of their source's
+    classes, up to a budget of classes in all, the least recently used dropped first.
+
+    The compiled check (in :func:`_roll_up`) covers k-anonymity, distinct ℓ-diversity and
+    equal-distance t-closeness with anonlab.models's exact integer arithmetic; any other model
+    is checked by :func:`anonlab.models.check` on the node's class statistics.
+    """
+
+    def __init__(self, table: Table, model: str, params: dict) -> None:
         self.table = table
         qi = table.quasi_identifiers
         hierarchies = [table.schema[q].hierarchy for q in qi]
-        leaves = [table.leaf_codes(q)[table.codes[q]].astype(np.int64) for q in qi]
         if np.prod([float(len(h)) for h in hierarchies]) >= 2.0**62:
             raise AnonlabError(
                 "the quasi-identifiers' hierarchies have too many leaf combinations for the "
                 "lattice search's 64-bit keys; use fewer quasi-identifiers"
             )
-        key = np.zeros(table.n_rows, dtype=np.int64)
-        for h, leaf in zip(hierarchies, leaves, strict=True):
-            key = key * len(h) + leaf
-        _, first, base = np.unique(key, return_index=True, return_inverse=True)
-        base = base.ravel()
-        self.base = base  # base class of each record
-        self.n_base = len(first)
-        sens = table.codes[table.require_sensitive()]
+        self.model, self.params = model, params
+        sens = np.asarray(table.codes[table.require_sensitive()], dtype=np.int32)
         self.n_values = table.domain_size(table.sensitive)
-        self.base_size = np.bincount(base, minlength=self.n_base)
-        # The base classes' sensitive counts as sparse (class, value, count) triples.
-        cells = np.bincount(base * self.n_values + sens, minlength=self.n_base * self.n_values)
-        nonzero = np.flatnonzero(cells)
-        self.cell_base = nonzero // self.n_values
-        self.cell_value = nonzero % self.n_values
-        self.cell_count = cells[nonzero]
-        self.reference = np.bincount(sens, minlength=self.n_values)
-        self.base_leaves = [leaf[first] for leaf in leaves]
-        self.generalized = [
-            [h.map(level)[leaf[first]].astype(np.int64) for level in range(h.height + 1)]
-            for h, leaf in zip(hierarchies, leaves, strict=True)
-        ]
-        self.radix = [[len(h.labels(level)) for level in range(h.height + 1)] for h in hierarchies]
+        self.reference = np.bincount(sens, minlength=self.n_values).astype(np.int64)
+        self.fast = _fast_check(table, model, params, self.reference)
+        # The compiled k-anonymity check needs no sensitive histograms; any other may.
+        self.with_values = self.fast is None or self.fast[0] != _K_ANONYMITY
+        self.dom = np.array([len(h) for h in hierarchies], dtype=np.int64)
+        # Leaf -> node code at every level: each hierarchy's matrix, all in one flat array.
+        self.maps = np.concatenate([h.matrix.ravel() for h in hierarchies]).astype(np.int64)
+        self.map_width = np.array([h.height + 1 for h in hierarchies], dtype=np.int64)
+        self.map_off = np.cumsum([0, *(self.dom * self.map_width).tolist()])[:-1].astype(np.int64)
+        self.radix = np.ones((len(qi), int(self.map_width.max())), dtype=np.int64)
+        self.size_off = np.zeros_like(self.radix)
+        node_sizes = []
+        for j, h in enumerate(hierarchies):
+            for level in range(h.height + 1):
+                self.radix[j, level] = len(h.labels(level))
+                self.size_off[j, level] = sum(len(s) for s in node_sizes)
+                node_sizes.append(h.node_size(level).astype(np.int64))
+        self.node_sizes = np.concatenate(node_sizes)  # leaves under each node, flat
 
-    def classes(self, node: np.ndarray) -> tuple[np.ndarray, int]:
-        """The class of each base class under ``node``, and the number of classes."""
-        key = np.zeros(self.n_base, dtype=np.int64)
-        span = 1
-        for j, level in enumerate(node.tolist()):
-            key = key * self.radix[j][level] + self.generalized[j][level]
-            span *= self.radix[j][level]
-        if span <= max(16 * self.n_base, 1 << 18):
-            # Small key range: number the keys present by a counting pass instead of a sort.
-            present = np.bincount(key, minlength=span) > 0
-            number = np.cumsum(present) - 1
-            return number[key], int(number[-1]) + 1
-        _, cls = np.unique(key, return_inverse=True)
-        cls = cls.ravel()
-        return cls, int(cls.max()) + 1
-
-    def class_sizes(self, node: np.ndarray) -> np.ndarray:
-        cls, n_groups = self.classes(node)
-        return np.bincount(cls, weights=self.base_size, minlength=n_groups).astype(np.int64)
-
-    def suppressed(self, node: np.ndarray, model: str, params: dict) -> tuple[int, np.ndarray]:
-        """Records in the classes that violate the model, and which base classes are kept.
-
-        The classes are checked against the whole input's sensitive distribution (t-closeness).
-        """
-        cls, n_groups = self.classes(node)
-        sizes = np.bincount(cls, weights=self.base_size, minlength=n_groups).astype(np.int64)
-        release = Release._from_statistics(
-            self.table, n_groups, sizes, lambda: self._histogram(cls, n_groups),
-            reference_counts=self.reference,
+        leaf_of_code = [np.asarray(table.leaf_codes(q), dtype=np.int64) for q in qi]
+        leaf_off = np.cumsum([0, *(len(c) for c in leaf_of_code)])[:-1].astype(np.int64)
+        span = int(np.prod([float(d) for d in self.dom.tolist()]))  # < 2**62, checked above
+        base_of_row, rep, size, cell, value, count = _base_classes(
+            tuple(np.asarray(table.codes[q], dtype=np.int32) for q in qi),
+            np.concatenate(leaf_of_code), leaf_off, self.dom, sens, self.n_values,
+            self.with_values, np.full(span if span <= 4 * table.n_rows else 0, -1, np.int32),
         )  # fmt: skip
-        result = models.check(release, model, **params)
-        failing = np.zeros(n_groups, dtype=bool)
-        failing[np.asarray(result.violating_groups, dtype=np.int64)] = True
-        return int(sizes[failing].sum()), ~failing[cls]
+        self.base_of_row = base_of_row
+        self.base = _Partition(np.zeros(len(qi), dtype=np.int64), rep, size, cell, value, count)
+        self.n_base = self.base.n
+        # Scratch for grouping by small keys (all -1, and left so by each use): the classes'
+        # keys, and the (class, value) keys of the histogram cells.
+        slots = self.n_base * (self.n_values if self.with_values else 8)
+        self._slots = np.full(int(np.clip(slots, 1 << 16, 1 << 22)), -1, dtype=np.int32)
+        # The stored sources: levels, classes and last use in arrays (grown as needed), for one
+        # compiled choice of a source.
+        self._stored: list[_Partition] = []
+        self._stored_levels = np.zeros((64, len(qi)), dtype=np.int64)
+        self._stored_classes = np.zeros(64, dtype=np.int64)
+        self._stored_used = np.zeros(64, dtype=np.int64)
+        self._stored_total = 0
+        self._clock = 0
+        self._budget = min(_STORE_PER_BASE * self.n_base, max(_STORE_MAX, self.n_base))
+        self.work = 0  # classes read by roll-ups (to measure the choice of sources)
 
-    def _histogram(self, cls: np.ndarray, n_groups: int) -> np.ndarray:
-        flat = cls[self.cell_base] * self.n_values + self.cell_value
-        counts = np.bincount(flat, weights=self.cell_count, minlength=n_groups * self.n_values)
-        return counts.reshape(n_groups, self.n_values)
+    def leaf_counts(self) -> list[np.ndarray]:
+        """Records per leaf of each quasi-identifier's hierarchy."""
+        return [
+            np.bincount(self.base.rep[:, j], weights=self.base.size, minlength=d).astype(np.int64)
+            for j, d in enumerate(self.dom.tolist())
+        ]
 
-    def holds(self, node: np.ndarray, model: str, params: dict) -> bool:
-        cls, n_groups = self.classes(node)
-        sizes = np.bincount(cls, weights=self.base_size, minlength=n_groups).astype(np.int64)
-
-        release = Release._from_statistics(
-            self.table, n_groups, sizes, lambda: self._histogram(cls, n_groups)
+    def _roll_up(self, source: _Partition, node: np.ndarray, keep_map: bool = False) -> _Partition:
+        self.work += source.n
+        kind, bound, t = self.fast if self.fast is not None else (-1, 0, 0.0)
+        rep, size, cell, value, count, of_source, failing = _roll_up(
+            source.rep, source.size, source.cell, source.value, source.count, node, self.maps,
+            self.map_off, self.map_width, self.radix, self.n_values, self.with_values,
+            self._slots, kind, bound, t, self.reference, self.table.n_rows,
+        )  # fmt: skip
+        return _Partition(
+            node, rep, size, cell, value, count, of_source if keep_map else None, failing
         )
-        return models.check(release, model, **params).holds
+
+    def partition(self, node: np.ndarray) -> _Partition:
+        """The classes of ``node``, rolled up from the stored partition below it with the fewest
+        classes (or from the base classes)."""
+        node = np.array(node, dtype=np.int64)  # a copy: callers may change theirs
+        source = self.base
+        k = len(self._stored)
+        if k:
+            best = _best_source(self._stored_levels, self._stored_classes, k, node)
+            if best >= 0 and self._stored_classes[best] < source.n:
+                source = self._stored[best]
+                self._clock += 1
+                self._stored_used[best] = self._clock
+                if (source.levels == node).all():
+                    return source
+        part = self._roll_up(source, node)
+        if part.n <= _STORE_RATIO * source.n and part.n <= self._budget:
+            self._store(part)
+        return part
+
+    def _store(self, part: _Partition) -> None:
+        """Keep ``part`` as a source, dropping the least recently used while over the budget."""
+        while self._stored_total + part.n > self._budget:
+            last = len(self._stored) - 1
+            drop = int(np.argmin(self._stored_used[: last + 1]))
+            self._stored_total -= int(self._stored_classes[drop])
+            self._stored[drop] = self._stored[last]  # the last one takes its place
+            self._stored_levels[drop] = self._stored_levels[last]
+            self._stored_classes[drop] = self._stored_classes[last]
+            self._stored_used[drop] = self._stored_used[last]
+            self._stored.pop()
+        k = len(self._stored)
+        if k == len(self._stored_classes):
+            self._stored_levels = np.concatenate([self._stored_levels, self._stored_levels])
+            self._stored_classes = np.concatenate([self._stored_classes, self._stored_classes])
+            self._stored_used = np.concatenate([self._stored_used, self._stored_used])
+        self._stored.append(part)
+        self._stored_levels[k] = part.levels
+        self._stored_classes[k] = part.n
+        self._clock += 1
+        self._stored_used[k] = self._clock
+        self._stored_total += part.n
+
+    def class_of_base(self, node: np.ndarray) -> tuple[np.ndarray, _Partition]:
+        """The class of each base class under ``node``, and the node's partition."""
+        part = self._roll_up(self.base, np.array(node, dtype=np.int64), keep_map=True)
+        return part.of_source, part
+
+    def histogram(self, part: _Partition) -> np.ndarray:
+        """The partition's sensitive histogram, dense: shape (classes, sensitive values)."""
+        hist = np.zeros((part.n, self.n_values), dtype=np.int64)
+        hist[part.cell, part.value] = part.count
+        return hist
+
+    def _statistics(self, part: _Partition, reference: np.ndarray | None) -> Release:
+        return Release._from_statistics(
+            self.table, part.n, part.size, lambda: self.histogram(part),
+            reference_counts=reference,
+        )  # fmt: skip
+
+    def violating(self, part: _Partition) -> np.ndarray:
+        """Which classes violate the model, each checked against the whole input's sensitive
+        distribution (t-closeness)."""
+        if self.fast is not None:
+            return part.failing
+        result = models.check(self._statistics(part, self.reference), self.model, **self.params)
+        failing = np.zeros(part.n, dtype=bool)
+        failing[np.asarray(result.violating_groups, dtype=np.int64)] = True
+        return failing
+
+    def holds(self, node: np.ndarray) -> bool:
+        """Whether the node's release (nothing suppressed) satisfies the model."""
+        part = self.partition(node)
+        if self.fast is not None:
+            return not part.failing.any()
+        return models.check(self._statistics(part, None), self.model, **self.params).holds
+
+    def suppressed(self, node: np.ndarray) -> tuple[int, np.ndarray, _Partition]:
+        """Records in the classes that violate the model, which classes those are, and the
+        node's partition."""
+        part = self.partition(node)
+        failing = self.violating(part)
+        return int(part.size @ failing), failing, part
+
+    def kept_numerators(self, part: _Partition, failing: np.ndarray) -> np.ndarray:
+        """Per quasi-identifier, Σ over kept classes of |class| × leaves under its value (ARX's
+        A_d times |dom_d|, an exact integer)."""
+        return _kept_numerators(
+            part.rep, part.size, failing, part.levels, self.maps, self.map_off, self.map_width,
+            self.node_sizes, self.size_off,
+        )  # fmt: skip
+
+
+def _fast_check(
+    table: Table, model: str, params: dict, reference: np.ndarray
+) -> tuple[int, int, float] | None:
+    """(kind, integer bound, t) of a model the compiled check covers, else None. The
+    parameters are first validated by the model itself (on the whole table as one class)."""
+    from anonlab.models.t_closeness import DISTANCES, default_distance
+
+    if model == "k-anonymity" and set(params) == {"k"}:
+        kind = _K_ANONYMITY
+    elif model == "distinct-l-diversity" and set(params) == {"l"}:
+        kind = _DISTINCT
+    elif model == "t-closeness" and set(params) <= {"t", "distance"}:
+        distance = check_choice("distance", params.get("distance", "auto"), DISTANCES)
+        if distance == "auto":
+            distance = default_distance(table.schema[table.sensitive])
+        n = float(table.n_rows)
+        if distance != "equal" or n * n * (len(reference) + 1) * 3 >= _INT_LIMIT:
+            return None
+        kind = _EQUAL_CLOSENESS
+    else:
+        return None
+    whole = Release._from_statistics(table, 1, np.array([table.n_rows]), lambda: reference[None, :])
+    models.check(whole, model, **params)  # raises on invalid parameters, as the search would
+    if kind == _K_ANONYMITY:
+        return kind, check_int("k", params["k"], minimum=1), 0.0
+    if kind == _DISTINCT:
+        return kind, check_int("l", params["l"], minimum=1), 0.0
+    return kind, 0, check_float("t", params["t"], low=0.0, high=1.0)
+
+
+@njit(cache=True)
+def _hash(key: np.int64, bits: int) -> np.int64:
+    """Fibonacci hashing of a non-negative 64-bit key to ``bits`` bits."""
+    return np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits))
+
+
+@njit(cache=True)
+def _group_keys(keys, span, slots):
+    """Number equal keys 0.. in order of first appearance: the group of each key, the number of
+    groups and each group's first position. Keys below ``span`` index ``slots`` (all -1, and
+    left so) when the span is small (at most 2**16 or 8 keys per slot, so that the slots touched
+    stay in cache: measured on Adult, a spread of 700,000 slots cost 60 ns a key); otherwise they
+    are hashed into a table of about 2 slots per key (open addressing, grown as it fills)."""
+    m = len(keys)
+    group = np.empty(m, dtype=np.int64)
+    first = np.empty(max(m, 1), dtype=np.int64)
+    n = 0
+    if span <= len(slots) and (span <= 1 << 16 or span <= 8 * m):
+        for i in range(m):
+            g = slots[keys[i]]
+            if g < 0:
+                g = n
+                slots[keys[i]] = n
+                first[n] = i
+                n += 1
+            group[i] = g
+        for g in range(n):
+            slots[keys[first[g]]] = -1
+        return group, n, first[:n]
+    bits = 6
+    while (1 << bits) < 2 * min(m, 1 << 16):
+        bits += 1
+    table = np.full(1 << bits, -1, dtype=np.int64)
+    mask = (1 << bits) - 1
+    for i in range(m):
+        key = keys[i]
+        s = _hash(key, bits)
+        while True:
+            g = table[s]
+            if g < 0:
+                table[s] = n
+                first[n] = i
+                group[i] = n
+                n += 1
+                if 2 * n > mask:  # keep the table at most half full
+                    bits += 1
+                    mask = (1 << bits) - 1
+                    table = np.full(1 << bits, -1, dtype=np.int64)
+                    for h in range(n):
+                        t = _hash(keys[first[h]], bits)
+                        while table[t] >= 0:
+                            t = (t + 1) & mask
+                        table[t] = h
+                break
+            if keys[first[g]] == key:
+                group[i] = g
+                break
+            s = (s + 1) & mask
+    return group, n, first[:n]
+
+
+@njit(cache=True)
+def _add_cells(cell_group, cell_value, cell_count, n_groups, n_values, slots):
+    """Sparse histograms of groups from their members' cells (``cell_group``: the group of each
+    cell's class): (group, value, count) triples, one per value present in a group."""
+    m = len(cell_group)
+    keys = np.empty(m, dtype=np.int64)
+    for e in range(m):
+        keys[e] = cell_group[e] * n_values + cell_value[e]
+    which, n_cells, first = _group_keys(keys, n_groups * n_values, slots)
+    cell = np.empty(n_cells, dtype=np.int32)
+    value = np.empty(n_cells, dtype=np.int32)
+    count = np.zeros(n_cells, dtype=np.int32)
+    for k in range(n_cells):
+        cell[k] = cell_group[first[k]]
+        value[k] = cell_value[first[k]]
+    for e in range(m):
+        count[which[e]] += cell_count[e]
+    return cell, value, count
+
+
+@njit(cache=True)
+def _base_classes(codes, leaf_of_code, leaf_off, dom, sens, n_values, with_values, slots):
+    """Group the records by their leaf vectors: the base class of each record, and the base
+    classes' representative leaves, sizes and sparse sensitive histograms."""
+    q = len(codes)
+    n = len(sens)
+    keys = np.zeros(n, dtype=np.int64)
+    span = 1
+    for j in range(q):
+        column = codes[j]
+        off = leaf_off[j]
+        radix = dom[j]
+        span *= radix
+        for i in range(n):
+            keys[i] = keys[i] * radix + leaf_of_code[off + column[i]]
+    base, n_base, first = _group_keys(keys, span, slots)
+    rep = np.empty((n_base, q), dtype=np.int32)
+    for j in range(q):
+        column = codes[j]
+        off = leaf_off[j]
+        for b in range(n_base):
+            rep[b, j] = leaf_of_code[off + column[first[b]]]
+    size = np.zeros(n_base, dtype=np.int64)
+    for i in range(n):
+        size[base[i]] += 1
+    if not with_values:
+        return base, rep, size, np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int32)
+    cells = n_base * n_values
+    cell, value, count = _add_cells(
+        base, sens, np.ones(n, dtype=np.int32), n_base, n_values,
+        np.full(cells if cells <= 4 * n else 0, -1, dtype=np.int32),
+    )  # fmt: skip
+    return base, rep, size, cell, value, count
+
+
+@njit(cache=True)
+def _roll_up(rep, size, cell, value, count, node, maps, map_off, map_width, radix, n_values,
+             with_values, slots, kind, bound, t, reference, n):  # fmt: skip
+    """The classes of ``node`` from those of a finer node: group the classes by their values at
+    ``node`` (mixed-radix keys), add their sizes and histograms, and check each against the
+    model: ``kind`` 0, k-anonymity (|class| < k = ``bound`` violates); 1, distinct ℓ-diversity
+    (fewer than ℓ = ``bound`` values); 2, equal-distance t-closeness against the ``reference``
+    counts of all ``n`` records (½ Σ_v |p_v − q_v| > t, summed as the exact integer
+    Σ_v |n·h_v − |c|·T_v| and divided once, as anonlab.models.t_closeness does); -1, none."""
+    c, q = rep.shape
+    keys = np.zeros(c, dtype=np.int64)
+    span = 1
+    for j in range(q):
+        level = node[j]
+        off = map_off[j] + level
+        width = map_width[j]
+        r = radix[j, level]
+        span *= r
+        for i in range(c):
+            keys[i] = keys[i] * r + maps[off + rep[i, j] * width]
+    group, n_new, first = _group_keys(keys, span, slots)
+    new_rep = np.empty((n_new, q), dtype=np.int32)
+    for g in range(n_new):
+        for j in range(q):
+            new_rep[g, j] = rep[first[g], j]
+    new_size = np.zeros(n_new, dtype=np.int64)
+    for i in range(c):
+        new_size[group[i]] += size[i]
+    if with_values:
+        cell_group = np.empty(len(cell), dtype=np.int64)
+        for e in range(len(cell)):
+            cell_group[e] = group[cell[e]]
+        cell, value, count = _add_cells(cell_group, value, count, n_new, n_values, slots)
+    failing = np.zeros(n_new, dtype=np.bool_)
+    if kind == 0:
+        for g in range(n_new):
+            failing[g] = new_size[g] < bound
+    elif kind == 1:
+        distinct = np.zeros(n_new, dtype=np.int64)
+        for e in range(len(cell)):
+            distinct[cell[e]] += 1
+        for g in range(n_new):
+            failing[g] = distinct[g] < bound
+    elif kind == 2:
+        num = new_size * n  # Σ_v |0 − |c|·T_v| over every value; corrected for those present
+        for e in range(len(cell)):
+            g = cell[e]
+            expected = new_size[g] * reference[value[e]]
+            num[g] += abs(count[e] * n - expected) - expected
+        for g in range(n_new):
+            failing[g] = num[g] / (new_size[g] * n * 2) > t
+    return new_rep, new_size, cell, value, count, group, failing
+
+
+@njit(cache=True)
+def _best_source(levels, classes, k, node):
+    """Among the first ``k`` stored nodes, the one below ``node`` with the fewest classes (-1:
+    none)."""
+    best, fewest = -1, np.iinfo(np.int64).max
+    q = levels.shape[1]
+    for s in range(k):
+        if classes[s] >= fewest:
+            continue
+        below = True
+        for j in range(q):
+            if levels[s, j] > node[j]:
+                below = False
+                break
+        if below:
+            best, fewest = s, classes[s]
+    return best
+
+
+@njit(cache=True)
+def _kept_numerators(rep, size, failing, node, maps, map_off, map_width, node_sizes, size_off):
+    """Σ over the kept classes of |class| × leaves under the class's value, per attribute."""
+    c, q = rep.shape
+    out = np.zeros(q, dtype=np.int64)
+    for i in range(c):
+        if failing[i]:
+            continue
+        for j in range(q):
+            level = node[j]
+            code = maps[map_off[j] + rep[i, j] * map_width[j] + level]
+            out[j] += size[i] * node_sizes[size_off[j, level] + code]
+    return out
 
 
 class _MonotoneSearch:
@@ -443,19 +859,30 @@ class _MonotoneSearch:
     nodes as it can.
 
     A status per lattice node (unknown / holds / fails) is kept in one array: a check that fails
-    marks the node's whole down-set as failing, one that holds marks its up-set, each with one
-    vectorised comparison over all nodes. When a node fails, the search climbs from it to a
-    maximal failing node (one level of one attribute at a time, while it still fails), whose
-    down-set is usually much larger: the idea of Flash's paths (Kohlmayer et al., PASSAT 2012)
-    without its lattice bookkeeping.
+    marks the node's whole down-set as failing, one that holds marks its up-set, each in one
+    compiled pass over the nodes (:func:`_mark`). When a node fails, the search climbs from it to a
+    maximal failing node, whose down-set then covers many nodes the search has yet to ask about.
+    It climbs as Flash checks its paths (Kohlmayer et al., "Flash: efficient, stable and optimal
+    k-anonymity", PASSAT 2012, §4): first through successors already known to fail (free), then
+    along a path of successors of unknown status up to a node whose successors are all known,
+    with a binary search on the path for its highest failing node (monotonicity makes the path
+    fail below some point and hold above it), and again from there. Where Flash orders a path's
+    steps by a fixed ranking of the attributes, the path here steps to the successor that comes
+    first in the search's own order (``rank``: metric order, or the order of the loss bound), so
+    that the failing nodes found cover the nodes the search asks about next. Measured on Adult
+    (ARX's hierarchies, 2,160 nodes; nodes checked for 5-anonymity, distinct 4-diversity,
+    0.2-closeness at 0% suppression, and the first two at 2%): 86, 87, 30, 266, 253, against
+    141, 136, 50, 397, 443 when climbing one level of one attribute at a time; ARX 3.9.2 checks
+    86, 81, 25, 288, 264. The node found does not depend on how the search climbs.
     """
 
     UNKNOWN, FAILS, HOLDS = 0, 1, 2
 
-    def __init__(self, check, nodes: np.ndarray, heights: np.ndarray) -> None:
+    def __init__(self, check, nodes: np.ndarray, heights: np.ndarray, rank: np.ndarray) -> None:
         self._check = check
         self.nodes = nodes
-        self.heights = heights
+        self.heights = np.asarray(heights, dtype=np.int64)
+        self.rank = np.asarray(rank, dtype=np.int64)
         self.status = np.zeros(len(nodes), dtype=np.int8)
         # nodes come from itertools.product: row index = mixed-radix value of the levels
         self.stride = _strides(heights)
@@ -465,10 +892,8 @@ class _MonotoneSearch:
         index = int(node @ self.stride)
         if self.status[index] == self.UNKNOWN:
             self.checked += 1
-            if self._check(node):
-                self.status[np.all(self.nodes >= node, axis=1)] = self.HOLDS
-            else:
-                self.status[np.all(self.nodes <= node, axis=1)] = self.FAILS
+            holds = self._check(node)
+            _mark(self.nodes, self.status, node, self.HOLDS if holds else self.FAILS, holds)
         return int(self.status[index])
 
     def minimal_holding(self) -> np.ndarray:
@@ -488,19 +913,75 @@ class _MonotoneSearch:
         node = self.nodes[index]
         if self._status(node) == self.HOLDS:
             return True
-        # Climb to a maximal failing node: round-robin over the attributes, one level at a
-        # time, while the node still fails. (Measured on Adult: fewer checks than climbing one
-        # attribute to its top before the next, or a binary search per attribute, whose higher
-        # probes mostly hold and prune nothing below the optimum.)
         top = node.copy()
-        climbed = True
-        while climbed:
-            climbed = False
-            for j in range(len(top)):
-                if top[j] < self.heights[j]:
-                    top[j] += 1
-                    if self._status(top) == self.FAILS:
-                        climbed = True
-                    else:
-                        top[j] -= 1
-        return False
+        while True:
+            _climb_failing(self.status, self.stride, self.heights, top)
+            path = _first_path(self.status, self.rank, self.stride, self.heights, top)
+            if len(path) == 0:
+                return False
+            low, high, highest = 0, len(path) - 1, -1
+            while low <= high:  # binary search for the path's highest failing node
+                middle = (low + high) // 2
+                if self._status(path[middle]) == self.FAILS:
+                    highest, low = middle, middle + 1
+                else:
+                    high = middle - 1
+            if highest >= 0:
+                top = path[highest].copy()
+            # else the path's first node holds (now known): the next path avoids it
+
+
+@njit(cache=True)
+def _climb_failing(status, stride, heights, node):
+    """Move ``node`` up (in place) through successors known to fail, while there are any."""
+    index = 0
+    for j in range(len(node)):
+        index += node[j] * stride[j]
+    moved = True
+    while moved:
+        moved = False
+        for j in range(len(node)):
+            if node[j] < heights[j] and status[index + stride[j]] == 1:
+                node[j] += 1
+                index += stride[j]
+                moved = True
+
+
+@njit(cache=True)
+def _first_path(status, rank, stride, heights, node):
+    """From ``node``, step to the successor of unknown status that comes first in ``rank``, and
+    again, until there is none: the nodes of that path, lowest first."""
+    q = len(node)
+    cur = node.copy()
+    index = 0
+    for j in range(q):
+        index += cur[j] * stride[j]
+    path = np.empty((max(heights.sum() - cur.sum(), 0), q), dtype=np.int64)
+    length = 0
+    while True:
+        step, first = -1, np.iinfo(np.int64).max
+        for j in range(q):
+            if cur[j] < heights[j]:
+                s = index + stride[j]
+                if status[s] == 0 and rank[s] < first:
+                    step, first = j, rank[s]
+        if step < 0:
+            return path[:length]
+        cur[step] += 1
+        index += stride[step]
+        path[length] = cur
+        length += 1
+
+
+@njit(cache=True)
+def _mark(nodes, status, node, value, up):
+    """Set ``status`` to ``value`` on the up-set (``up``) or the down-set of ``node``."""
+    q = nodes.shape[1]
+    for i in range(len(nodes)):
+        inside = True
+        for j in range(q):
+            if (nodes[i, j] < node[j]) if up else (nodes[i, j] > node[j]):
+                inside = False
+                break
+        if inside:
+            status[i] = value

@@ -1,0 +1,222 @@
+"""The lattice search beside ARX 3.9.2, in the same run on the same machine (issue 20).
+
+    python benchmarks/bench_lattice_arx.py [--repeat 5] [--replications 1,10]
+        [--arx ../shared/arx] [--build /tmp/anonlab-arx-build]
+
+ARX: ``ArxBench.java`` from ``--arx`` (its README) and ``benchmarks/ArxAlternate.java`` are compiled
+with ``javac`` into ``--build`` (under /tmp by default), and one JVM per input size serves one
+``ARXAnonymizer.anonymize()`` per request with ArxBench's own data definition and configuration
+(ARX's time includes its dictionary encoding; the CSV is read and replicated before timing).
+
+anonlab: ARX's ``adult.csv`` (the same rows in the same order as anonlab's ``adult-train``) is read
+once with :func:`anonlab.table.read_frame` (text cells, as ARX holds them) and replicated like
+ArxBench's second argument, and the hierarchies are the bundled ``arx`` set (ARX's files); both
+untimed, as ARX's reading is. Timed: ``Table.from_frame`` (the encoding, like ARX's) followed by
+``lattice(table, model, suppression=...)``. QIs age, sex, race, marital-status, education,
+native-country, workclass; occupation sensitive (ℓ-diversity, t-closeness), salary-class
+insensitive; ARX's Loss; 2,160 nodes. The table also gives the median of each part alone (each
+the median of its own times, so the two need not add up to the total's median), and the
+search's median over ARX's.
+
+For each input size (``--replications``: 1 gives 30,162 rows, 10 gives 301,620) and each of the
+six settings, one untimed warm-up of each, then ``--repeat`` alternating pairs (ARX, then
+anonlab); the table gives medians, the per-pair ratio's range, nodes checked, and whether the node,
+classes, suppressed records and Loss (``repr`` of the float, every digit) equal ARX's.
+
+To time another anonlab (e.g. the commit before a change), put its ``src`` first:
+``PYTHONPATH=/tmp/lattice-base/src python benchmarks/bench_lattice_arx.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+import anonlab  # noqa: E402
+from anonlab import Table, datasets  # noqa: E402
+from anonlab.anonymize.lattice import lattice  # noqa: E402
+from anonlab.table import read_frame  # noqa: E402
+from timing import row  # noqa: E402
+
+HERE = pathlib.Path(__file__).resolve().parent
+QI = ["age", "sex", "race", "marital-status", "education", "native-country", "workclass"]
+#: (ArxBench's model name, anonlab's model, its parameters)
+MODELS = [
+    ("5-anonymity", "k-anonymity", {"k": 5}),
+    ("distinct-4-diversity(occupation)", "distinct-l-diversity", {"l": 4}),
+    ("equal-distance-0.2-closeness(occupation)", "t-closeness", {"t": 0.2, "distance": "equal"}),
+]
+LABELS = ["5-anonymity", "distinct 4-diversity", "equal-distance 0.2-closeness"]
+SUPPRESSION = [0.0, 0.02]
+
+
+def compile_arx(arx: pathlib.Path, build: pathlib.Path) -> str:
+    """Compile ArxBench.java and ArxAlternate.java; the class path to run them with."""
+    build.mkdir(parents=True, exist_ok=True)
+    classpath = os.pathsep.join([str(build), str(arx / "lib" / "*")])
+    sources = [str(arx / "ArxBench.java"), str(HERE / "ArxAlternate.java")]
+    subprocess.run(["javac", "-cp", classpath, "-d", str(build), *sources], check=True)
+    return classpath
+
+
+class Arx:
+    """One JVM running ArxAlternate: one anonymization per request."""
+
+    def __init__(self, classpath: str, data: pathlib.Path, replication: int) -> None:
+        self.process = subprocess.Popen(
+            ["java", "-XX:+UseParallelGC", "-cp", classpath, "ArxAlternate", str(data),
+             str(replication)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
+        )  # fmt: skip
+        ready = self.process.stdout.readline()
+        if not ready.startswith("ready"):
+            raise RuntimeError(f"ArxAlternate did not start: {ready!r}")
+
+    def run(self, model: str, suppression: float) -> dict:
+        self.process.stdin.write(f"{model} {suppression}\n")
+        self.process.stdin.flush()
+        answer = dict(f.split("=", 1) for f in self.process.stdout.readline().split())
+        return {
+            "seconds": float(answer["ms"]) / 1000,
+            "levels": tuple(int(v) for v in answer["levels"].split(",")),
+            "classes": int(answer["classes"]),
+            "suppressed": int(answer["suppressed"]),
+            "loss": answer["loss"],
+            "checked": int(answer["checked"]),
+        }
+
+    def close(self) -> None:
+        self.process.stdin.write("\n")
+        self.process.stdin.close()
+        self.process.wait(timeout=60)
+
+
+def run_anonlab(frame: pd.DataFrame, hierarchies: dict, model: str, params: dict,
+                suppression: float) -> dict:  # fmt: skip
+    """Encode the raw frame and search; the times of both."""
+    t0 = time.perf_counter()
+    table = Table.from_frame(
+        frame, quasi_identifiers=QI, sensitive="occupation", insensitive=["salary-class"],
+        hierarchies=hierarchies,
+    )  # fmt: skip
+    t1 = time.perf_counter()
+    release = lattice(table, model, suppression=suppression, **params)
+    t2 = time.perf_counter()
+    return {
+        "seconds": t2 - t0,
+        "encode": t1 - t0,
+        "levels": tuple(release.levels[q] for q in QI),
+        "classes": int(release.n_groups),
+        "suppressed": int(release.manifest["suppressed_records"]),
+        "loss": repr(float(release.manifest["lattice"]["metric_value"])),
+        "checked": int(release.manifest["lattice"]["checked"]),
+    }
+
+
+def _same(arx: dict, ours: dict) -> str:
+    differ = [k for k in ("levels", "classes", "suppressed", "loss") if arx[k] != ours[k]]
+    if not differ:
+        return "yes"
+    return "NO: " + "; ".join(f"{k} ARX {arx[k]} anonlab {ours[k]}" for k in differ)
+
+
+def bench_size(classpath: str, arx_dir: pathlib.Path, text: pd.DataFrame, hierarchies: dict,
+               replication: int, repeat: int) -> list[str]:  # fmt: skip
+    frame = pd.concat([text] * replication, ignore_index=True) if replication > 1 else text
+    arx = Arx(classpath, arx_dir / "data", replication)
+    lines = [
+        f"### adult-train × {replication} ({len(frame):,} rows), 2,160 nodes, ARX's Loss",
+        "",
+        row("setting", "ARX ms", "anonlab ms (encoding + search)", "anonlab / ARX (pairs)",
+            "search alone / ARX", "nodes checked ARX / anonlab", "node found", "classes",
+            "suppressed", "Loss", "same as ARX"),
+        row(*["---"] * 11),
+    ]  # fmt: skip
+    try:
+        for suppression in SUPPRESSION:
+            for (arx_model, model, params), label in zip(MODELS, LABELS, strict=True):
+                arx.run(arx_model, suppression)  # warm-up, untimed
+                run_anonlab(frame, hierarchies, model, params, suppression)
+                theirs, ours = [], []
+                for _ in range(repeat):
+                    theirs.append(arx.run(arx_model, suppression))
+                    ours.append(run_anonlab(frame, hierarchies, model, params, suppression))
+                a = statistics.median(r["seconds"] for r in theirs)
+                b = statistics.median(r["seconds"] for r in ours)
+                enc = statistics.median(r["encode"] for r in ours)
+                search = statistics.median(r["seconds"] - r["encode"] for r in ours)
+                pairs = [o["seconds"] / t["seconds"] for t, o in zip(theirs, ours, strict=True)]
+                lines.append(
+                    row(f"{label}, {suppression:.0%}", f"{a * 1000:.1f}",
+                        f"{b * 1000:.1f} ({enc * 1000:.1f} + {search * 1000:.1f})",
+                        f"**{b / a:.2f}** ({min(pairs):.2f}–{max(pairs):.2f})",
+                        f"{search / a:.2f}",
+                        f"{theirs[-1]['checked']:,} / {ours[-1]['checked']:,}",
+                        ours[-1]["levels"], ours[-1]["classes"], ours[-1]["suppressed"],
+                        ours[-1]["loss"], _same(theirs[-1], ours[-1]))
+                )  # fmt: skip
+                print(lines[-1], flush=True)
+    finally:
+        arx.close()
+    return lines
+
+
+def _cpu() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            names = [ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")]
+        return f"{names[0]} × {len(names)}"
+    except (OSError, IndexError):
+        return platform.processor() or "unknown CPU"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--replications", default="1,10")
+    parser.add_argument("--arx", type=pathlib.Path, default=HERE.parents[1] / "shared" / "arx")
+    parser.add_argument(
+        "--build", type=pathlib.Path, default=pathlib.Path("/tmp/anonlab-arx-build")
+    )
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    classpath = compile_arx(args.arx, args.build)
+    java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr
+    import numba
+
+    print(
+        f"## Lattice search beside ARX 3.9.2, same run\n\n"
+        f"{platform.machine()}, {_cpu()}, {os.cpu_count()} CPUs, load average "
+        f"{os.getloadavg()[0]:.2f} at start; Python {platform.python_version()}, numpy "
+        f"{np.__version__}, pandas {pd.__version__}, numba {numba.__version__}, anonlab from "
+        f"{pathlib.Path(anonlab.__file__).parent}; {java.splitlines()[0]} "
+        f"({java.splitlines()[-1].strip()}); median of {args.repeat} alternating pairs after "
+        f"one warm-up each.\n",
+        flush=True,
+    )
+    text = read_frame(args.arx / "data" / "adult.csv", sep=";")
+    hierarchies = {
+        k: v for k, v in datasets.load_hierarchies("adult-train", "arx").items() if k in QI
+    }
+    for replication in (int(r) for r in args.replications.split(",")):
+        lines = bench_size(classpath, args.arx, text, hierarchies, replication, args.repeat)
+        print("\n" + "\n".join(lines) + "\n", flush=True)
+    print(
+        f"load average {os.getloadavg()[0]:.2f} at the end; "
+        f"{time.perf_counter() - started:.0f} s in all"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
