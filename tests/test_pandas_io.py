@@ -564,3 +564,24 @@ def test_an_ordered_category_keeps_its_order():
         _with_sensitive(DTYPES["ordered-category"]), quasi_identifiers=["c"], sensitive="s"
     )
     assert table.values["c"].tolist() == ["lo", "mid", "hi"]
+
+
+def test_text_columns_are_read_on_their_distinct_cells_as_cell_by_cell():
+    # object cells of mixed Python types, blanks, None and markers, and a label ("z") that
+    # only a dropped row holds: the same table as stripping and testing every cell
+    frame = pd.DataFrame(
+        {
+            "c": [" a", "a", 5, "5", None, "?", "b", "z"],
+            "n": [1, 2, 3, 4, 5, 6, 7, None],
+            "s": pd.array(["x", "y ", "x", " y", "x", "y", "x", "y"], dtype="string"),
+        }
+    )
+    table = Table.from_frame(frame, quasi_identifiers=["c", "n"], sensitive="s", drop_missing=True)
+    assert table.row_id.tolist() == [0, 1, 2, 3, 6]
+    assert table.values["c"].tolist() == ["5", "a", "b"]
+    assert table.codes["c"].tolist() == [1, 1, 0, 0, 2]
+    assert table.values["s"].tolist() == ["x", "y"]
+    assert table.codes["s"].tolist() == [0, 1, 0, 1, 0]
+    assert table.dropped["rows_with_missing_by_column"] == {"c": 2, "n": 1}
+    with pytest.raises(AnonlabError, match=r"column 'c': 2 missing \(rows 5, 6\)"):
+        Table.from_frame(frame, quasi_identifiers=["c", "n"], sensitive="s")

@@ -141,7 +141,7 @@ class Hierarchy:
         """Leaf codes of ``values``; raises naming the first value absent from the hierarchy."""
         out = np.empty(len(values), dtype=np.int32)
         for i, v in enumerate(values):
-            code = self._leaf_index.get(_leaf_label(v))
+            code = self._leaf_index.get(leaf_label(v))
             if code is None:
                 raise AnonlabError(
                     f"value {v!r} of attribute {attribute or self.name!r} is not a leaf of its "
@@ -301,7 +301,7 @@ class Hierarchy:
         return cls(rows, name=name)
 
 
-def _leaf_label(v: object) -> str:
+def leaf_label(v: object) -> str:
     """The label a value has in a hierarchy file (39.0 -> '39')."""
     if isinstance(v, float | np.floating) and float(v).is_integer():
         return str(int(v))

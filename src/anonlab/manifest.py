@@ -95,7 +95,7 @@ def is_release_path(path: object) -> bool:
 
 
 # ---------------------------------------------------------------------- messages
-def _short(value: object) -> str:
+def short_repr(value: object) -> str:
     """``repr`` of a value, cut to a readable length (a huge value is described, not echoed)."""
     if isinstance(value, str):
         if len(value) <= _SHORT:
@@ -114,18 +114,18 @@ def _short(value: object) -> str:
     return text if len(text) <= _SHORT else f"{text[:_SHORT]}... ({len(text):,} characters)"
 
 
-def _got(value: object) -> str:
+def describe_got(value: object) -> str:
     """What a value is, for "must be X, got ...": its JSON type and (short) value."""
     if value is None:
         return "null"
     if isinstance(value, bool):
         return f"a boolean ({str(value).lower()})"
     if isinstance(value, int):
-        return f"an integer ({_short(value)})"
+        return f"an integer ({short_repr(value)})"
     if isinstance(value, float):
-        return f"a number ({_short(value)})"
+        return f"a number ({short_repr(value)})"
     if isinstance(value, str):
-        return f"a string {_short(value)}"
+        return f"a string {short_repr(value)}"
     if isinstance(value, list):
         return f"a list of {_count(len(value), 'item')}"
     if isinstance(value, dict):
@@ -173,11 +173,11 @@ def _describe(error: ValidationError) -> tuple[list[str | int], str]:
     kind, value, inst = error.validator, error.validator_value, error.instance
     if kind == "const" and path == ["format_version"]:
         return path, (
-            f"{_short(inst)} is not a format version this anonlab reads; it must be "
+            f"{short_repr(inst)} is not a format version this anonlab reads; it must be "
             f"{FORMAT_VERSION}"
         )
     if kind == "const" and path == ["format"]:
-        return path, f"{_short(inst)} is not {value!r}: this is not an anonlab release manifest"
+        return path, f"{short_repr(inst)} is not {value!r}: this is not an anonlab release manifest"
     path, message = describe_schema_error(error)
     if kind == "required" and path in (["format"], ["format_version"], ["files"]):
         message += (
@@ -199,7 +199,7 @@ def describe_schema_error(
     valid = schema.get("description", fallback)
     kind, value, inst = error.validator, error.validator_value, error.instance
     if "propertyNames" in error.absolute_schema_path:
-        return path, f"key {_short(inst)} is not valid; each key must be {valid}"
+        return path, f"key {short_repr(inst)} is not valid; each key must be {valid}"
     if kind == "required":
         missing = [p for p in value if p not in inst]
         path.append(missing[0])
@@ -216,22 +216,22 @@ def describe_schema_error(
     if kind == "type":
         types = [value] if isinstance(value, str) else list(value)
         wanted = " or ".join(_TYPE_WORDS.get(t, t) for t in types)
-        return path, f"must be {wanted}, got {_got(inst)}"
+        return path, f"must be {wanted}, got {describe_got(inst)}"
     if kind == "enum":
-        return path, f"{_short(inst)} is not one of {value}"
+        return path, f"{short_repr(inst)} is not one of {value}"
     if kind == "const":
-        return path, f"{_short(inst)} must be {value!r}"
+        return path, f"{short_repr(inst)} must be {value!r}"
     if kind in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
         op = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}
-        return path, f"{_short(inst)} must be {op[kind]} {value}"
+        return path, f"{short_repr(inst)} must be {op[kind]} {value}"
     if kind in ("minItems", "minProperties"):
         return path, f"must not be empty; it must be {valid}"
     if kind == "uniqueItems":
         seen: set[str] = set()
         dup = next((x for x in inst if json.dumps(x) in seen or seen.add(json.dumps(x))), None)
-        return path, f"{_short(dup)} is listed twice; it must be {valid}"
+        return path, f"{short_repr(dup)} is listed twice; it must be {valid}"
     if kind in ("pattern", "maxLength", "minLength"):
-        return path, f"{_short(inst)} is not valid; it must be {valid}"
+        return path, f"{short_repr(inst)} is not valid; it must be {valid}"
     message = error.message if len(error.message) <= 200 else error.message[:200] + "..."
     return path, f"{message}; it must be {valid}"
 
@@ -258,19 +258,21 @@ def validate_manifest(obj: object, source: str) -> dict:
     if not isinstance(obj, dict):
         raise AnonlabError(
             f"{source}: the manifest must be a JSON object with the release's fields "
-            f"(format, schema, files, ...), got {_got(obj)}"
+            f"(format, schema, files, ...), got {describe_got(obj)}"
         )
     fmt = obj.get("format")
     if "format" in obj and fmt != FORMAT:
         raise _fail(
-            source, ["format"], f"{_short(fmt)} is not {FORMAT!r}: not an anonlab release manifest"
+            source,
+            ["format"],
+            f"{short_repr(fmt)} is not {FORMAT!r}: not an anonlab release manifest",
         )
     version = obj.get("format_version")
     if _strict_integer(None, version) and version > FORMAT_VERSION:
         raise _fail(
             source,
             ["format_version"],
-            f"{_short(version)}: the release was written by a newer anonlab (this one reads "
+            f"{short_repr(version)}: the release was written by a newer anonlab (this one reads "
             f"format_version {FORMAT_VERSION}); upgrade anonlab to read it",
         )
     try:
@@ -295,7 +297,7 @@ def _check_semantics(m: Mapping[str, Any], source: str) -> None:
             raise _fail(
                 source,
                 ["schema", i, "name"],
-                f"{_short(a['name'])} is also the name of schema[{first[a['name']]}]; "
+                f"{short_repr(a['name'])} is also the name of schema[{first[a['name']]}]; "
                 "attribute names must be unique",
             )
         first[a["name"]] = i
@@ -311,8 +313,8 @@ def _check_semantics(m: Mapping[str, Any], source: str) -> None:
         raise _fail(
             source,
             ["schema", sensitive[1], "role"],
-            f"{_short(schema[sensitive[1]]['name'])} is a second sensitive attribute (after "
-            f"{_short(schema[sensitive[0]]['name'])}); exactly one attribute is sensitive",
+            f"{short_repr(schema[sensitive[1]]['name'])} is a second sensitive attribute (after "
+            f"{short_repr(schema[sensitive[0]]['name'])}); exactly one attribute is sensitive",
         )
     for i, a in enumerate(schema):
         if a.get("hierarchy_file") is not None and a["hierarchy_height"] is None:
@@ -323,10 +325,12 @@ def _check_semantics(m: Mapping[str, Any], source: str) -> None:
                 "has a hierarchy height (an integer >= 0), one without has hierarchy_file null",
             )
     rows, groups = m["rows"], m["groups"]
-    n = _short(rows)
+    n = short_repr(rows)
     if groups > rows:
         raise _fail(
-            source, ["groups"], f"{_short(groups)} is more than rows ({n}); groups must be <= rows"
+            source,
+            ["groups"],
+            f"{short_repr(groups)} is more than rows ({n}); groups must be <= rows",
         )
     if rows > 0 and groups == 0:
         raise _fail(source, ["groups"], f"0 with {n} rows; a non-empty release has >= 1 group")
@@ -335,7 +339,7 @@ def _check_semantics(m: Mapping[str, Any], source: str) -> None:
         raise _fail(
             source,
             ["perturbed_records"],
-            f"{_short(perturbed)} is more than rows ({n}); it must be <= rows",
+            f"{short_repr(perturbed)} is more than rows ({n}); it must be <= rows",
         )
     _check_counts(m, source)
     _check_levels(m, schema, source)
@@ -344,24 +348,24 @@ def _check_semantics(m: Mapping[str, Any], source: str) -> None:
 
 def _check_counts(m: Mapping[str, Any], source: str) -> None:
     rows = m["rows"]
-    n = _short(rows)
+    n = short_repr(rows)
     ref = m.get("reference_counts")
     if ref is not None and sum(ref) < rows:
         raise _fail(
             source,
             ["reference_counts"],
-            f"the counts sum to {_short(sum(ref))}, fewer than rows ({n}); they count the "
+            f"the counts sum to {short_repr(sum(ref))}, fewer than rows ({n}); they count the "
             "whole input, published and withheld records",
         )
     n_in = m.get("input_rows")
     if n_in is not None and n_in < rows:
-        raise _fail(source, ["input_rows"], f"{_short(n_in)} is fewer than rows ({n})")
+        raise _fail(source, ["input_rows"], f"{short_repr(n_in)} is fewer than rows ({n})")
     suppressed = m.get("suppressed_records")
     if n_in is not None and suppressed is not None and rows + suppressed != n_in:
         raise _fail(
             source,
             ["suppressed_records"],
-            f"{_short(suppressed)} plus rows ({n}) is not input_rows ({_short(n_in)}); "
+            f"{short_repr(suppressed)} plus rows ({n}) is not input_rows ({short_repr(n_in)}); "
             "published and suppressed records add up to the input's rows",
         )
 
@@ -377,17 +381,18 @@ def _check_levels(m: Mapping[str, Any], schema: Sequence[dict], source: str) -> 
             raise _fail(
                 source,
                 ["levels", name],
-                f"{_short(name)} is not a quasi-identifier of the schema; levels are given "
-                f"for quasi-identifiers only ({_short(names)})",
+                f"{short_repr(name)} is not a quasi-identifier of the schema; levels are given "
+                f"for quasi-identifiers only ({short_repr(names)})",
             )
         height = qi[name]["hierarchy_height"]
         if level > (height or 0):
             raise _fail(
                 source,
                 ["levels", name],
-                f"level {_short(level)} is above the height of the hierarchy of {_short(name)} "
-                f"({'no hierarchy' if height is None else height}); it must be 0.."
-                f"{_short(height or 0)}",
+                f"level {short_repr(level)} is above the height of the hierarchy of "
+                f"{short_repr(name)} ({'no hierarchy' if height is None else height}); it must "
+                "be 0.."
+                f"{short_repr(height or 0)}",
             )
 
 
@@ -398,7 +403,7 @@ def _check_files(m: Mapping[str, Any], schema: Sequence[dict], source: str) -> N
             raise _fail(
                 source,
                 ["files"],
-                f"key {_short(path)} is not a relative path inside the release",
+                f"key {short_repr(path)} is not a relative path inside the release",
             )
     if RECORDS_FILE not in files:
         raise _fail(
@@ -411,7 +416,7 @@ def _check_files(m: Mapping[str, Any], schema: Sequence[dict], source: str) -> N
             raise _fail(
                 source,
                 ["published_files", i],
-                f"{_short(name)} is not listed in files as {_short('published/' + name)}; "
+                f"{short_repr(name)} is not listed in files as {short_repr('published/' + name)}; "
                 "every published file is listed there with its checksum",
             )
     published = set(m["published_files"])
@@ -420,7 +425,7 @@ def _check_files(m: Mapping[str, Any], schema: Sequence[dict], source: str) -> N
             raise _fail(
                 source,
                 ["published_files"],
-                f"does not name {_short(path)}, which files lists; published_files names "
+                f"does not name {short_repr(path)}, which files lists; published_files names "
                 "every file under published/",
             )
     for i, a in enumerate(schema):
@@ -429,17 +434,17 @@ def _check_files(m: Mapping[str, Any], schema: Sequence[dict], source: str) -> N
             raise _fail(
                 source,
                 ["schema", i, "hierarchy_file"],
-                f"{_short(hfile)} is not listed in files; every file of the release is "
+                f"{short_repr(hfile)} is not listed in files; every file of the release is "
                 "listed there with its checksum",
             )
 
 
 # ---------------------------------------------------------------------- reading
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict:
+def no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict:
     out: dict = {}
     for key, value in pairs:
         if key in out:
-            raise ValueError(f"the key {_short(key)} appears twice in one object")
+            raise ValueError(f"the key {short_repr(key)} appears twice in one object")
         out[key] = value
     return out
 
@@ -459,7 +464,7 @@ def parse_manifest(data: bytes, source: str) -> dict:
             f"{source}: not UTF-8 text (byte {exc.start}); a manifest is a JSON file"
         ) from None
     try:
-        obj = json.loads(text, object_pairs_hook=_no_duplicates)
+        obj = json.loads(text, object_pairs_hook=no_duplicate_keys)
     except json.JSONDecodeError as exc:
         raise AnonlabError(
             f"{source}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno} "

@@ -75,7 +75,13 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from anonlab.errors import AnonlabError
 from anonlab.hierarchy_builders import BUILDERS, DEFAULT_DATE_LEVELS, builder_params
-from anonlab.manifest import _got, _no_duplicates, _short, describe_schema_error, field_path
+from anonlab.manifest import (
+    describe_got,
+    describe_schema_error,
+    field_path,
+    no_duplicate_keys,
+    short_repr,
+)
 from anonlab.schema import ColumnType
 
 __all__ = [
@@ -297,11 +303,11 @@ def validate_schema_file(obj: object, source: str) -> SchemaFile:
     if not isinstance(obj, dict):
         raise AnonlabError(
             f'{source}: a schema file must be a JSON object with "format": "{FORMAT}", '
-            f'"format_version": {FORMAT_VERSION} and "columns", got {_got(obj)}'
+            f'"format_version": {FORMAT_VERSION} and "columns", got {describe_got(obj)}'
         )
     if "format" in obj and obj["format"] != FORMAT:
         raise _fail(
-            source, ["format"], f'{_short(obj["format"])} is not "{FORMAT}": not a schema file'
+            source, ["format"], f'{short_repr(obj["format"])} is not "{FORMAT}": not a schema file'
         )
     try:
         error = best_match(_validator().iter_errors(obj))
@@ -375,8 +381,8 @@ def _check_builder(spec: Mapping[str, Any], source: str, path: list[str | int]) 
         raise _fail(
             source,
             [*path, "builder"],
-            f"{_short(builder) if builder is not None else 'missing'}: not a hierarchy builder; "
-            f"valid builders are {list(BUILDERS)}",
+            f"{short_repr(builder) if builder is not None else 'missing'}: not a hierarchy "
+            f"builder; valid builders are {list(BUILDERS)}",
         )
     allowed = builder_params(str(builder))
     for key in spec:
@@ -406,7 +412,7 @@ def read_schema_file(path: str | Path, option: str = "--schema") -> SchemaFile:
         reason = getattr(exc, "strerror", None) or str(exc)
         raise AnonlabError(f"{option} {source!r} cannot be read: {reason}") from None
     try:
-        obj = json.loads(text, object_pairs_hook=_no_duplicates)
+        obj = json.loads(text, object_pairs_hook=no_duplicate_keys)
     except json.JSONDecodeError as exc:
         raise AnonlabError(
             f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "

@@ -57,7 +57,7 @@ from anonlab.dates import (
 from anonlab.errors import AnonlabError
 from anonlab.formula_guard import unguard_frame, unguard_names
 from anonlab.hierarchy import Hierarchy
-from anonlab.hierarchy import _leaf_label as _label
+from anonlab.hierarchy import leaf_label as _label
 from anonlab.schema import Attribute, ColumnType, Kind, Role, Schema, parse_column_types
 
 #: Column names anonlab uses for itself in a release's publisher records file
@@ -404,30 +404,44 @@ class Table:
             raise AnonlabError(_EMPTY)
         sub = frame[kept]
 
-        # Missing values: count, locate, then refuse or drop.
-        missing = _missing_mask(sub, extra=extra)
+        # Missing values: count, locate, then refuse or drop. A plain text column is judged on
+        # its distinct cells (stripped, marker-tested and typed once per distinct cell, as
+        # Table.from_csv does per chunk), every other column cell by cell.
+        text = {name: _TextColumn(sub[name], _markers(name, extra)) for name in kept
+                if _plain_text(sub[name].dtype)}  # fmt: skip
+        others = [name for name in kept if name not in text]
+        other_missing = _missing_mask(sub[others], extra=extra) if others else None
+        missing = {
+            name: text[name].missing if name in text else other_missing[name].to_numpy()
+            for name in kept
+        }
         row_id = np.arange(len(frame), dtype=np.int64)
         dropped = _dropped_columns(columns, kept, identifiers)
-        if missing.to_numpy().any():
-            per_col = missing.sum()
-            bad = {c: int(v) for c, v in per_col.items() if v}
+        keep_rows = None
+        if any(m.any() for m in missing.values()):
+            bad = {c: int(m.sum()) for c, m in missing.items() if m.any()}
             if not drop_missing:
-                first = {c: list(np.flatnonzero(missing[c].to_numpy())[:5] + 1) for c in bad}
+                first = {c: list(np.flatnonzero(missing[c])[:5] + 1) for c in bad}
                 raise AnonlabError(_missing_message(bad, first))
-            keep_rows = ~missing.to_numpy().any(axis=1)
+            keep_rows = ~np.logical_or.reduce(list(missing.values()))
             dropped["rows_with_missing"] = int((~keep_rows).sum())
             dropped["rows_with_missing_by_column"] = bad
-            sub = sub[keep_rows]
+            sub = sub[others][keep_rows]  # the text columns are taken from their codes
             row_id = row_id[keep_rows]
-            if len(sub) == 0:
+            if len(row_id) == 0:
                 raise AnonlabError(_ALL_MISSING)
 
         attributes, codes, values, decisions = [], {}, {}, {}
         for name in kept:
             hier = hierarchies.get(name)
-            codes[name], values[name], decisions[name] = _encode(
-                sub[name], name, declared[name], hier, row_id
-            )
+            if name in text:
+                codes[name], values[name], decisions[name] = text.pop(name).encode(
+                    name, declared[name], hier, row_id, keep_rows
+                )
+            else:
+                codes[name], values[name], decisions[name] = _encode(
+                    sub[name], name, declared[name], hier, row_id
+                )
             kind = ColumnType(decisions[name]["type"]).kind
             attributes.append(
                 Attribute(name, _role(name, quasi_identifiers, sensitive), kind, hier)
@@ -1189,6 +1203,63 @@ def _with_value_sets(attributes: list[Attribute], value_sets: Sequence[str]) -> 
     from dataclasses import replace
 
     return [replace(a, value_sets=True) if a.name in chosen else a for a in attributes]
+
+
+class _TextColumn:
+    """A plain text column of a DataFrame as codes into its distinct stripped labels.
+
+    The cells are factorized once (:func:`_factorize_cells`); each distinct cell is then
+    stripped of blanks (:func:`_stripped`) and tested against the column's missing markers, and
+    the distinct labels are factorized again, so that the work per cell is one hash. The result
+    is the same as stripping and testing every cell (all are cell by cell), which
+    ``tests/test_reading_speed_equivalence.py`` checks against the chunked CSV reader.
+    ``missing`` is True for a cell that is NaN/None or a marker.
+    """
+
+    def __init__(self, col: pd.Series, markers: Sequence[str]) -> None:
+        if col.dtype == object:  # Python strings, often one object per repeated cell
+            cell_code, cells = _factorize_cells(col.to_numpy(dtype=object))
+        else:  # pandas' string dtypes: hashed by pyarrow, no Python object per cell
+            cell_code, cells = pd.factorize(col, sort=False)
+            cells = np.asarray(cells, dtype=object)
+        labels = _stripped(pd.Series(cells, dtype=object))
+        marker = labels.isin(markers).to_numpy(dtype=bool)
+        key, self.labels = pd.factorize(labels.to_numpy(dtype=object), sort=False)
+        key = key.astype(np.int64)
+        key[marker] = -1
+        self.row_key = np.append(key, -1)[cell_code]  # cell code -1 (NaN, None): missing
+        self.missing = self.row_key < 0
+        self.labels = np.asarray(self.labels, dtype=object)
+
+    def encode(
+        self,
+        name: str,
+        declared: Declared,
+        hierarchy: Hierarchy | None,
+        row_id: np.ndarray,
+        keep_rows: np.ndarray | None,
+    ) -> tuple[np.ndarray, np.ndarray, dict]:
+        """Codes, domain and type decision of the kept rows, as :func:`_encode` gives them for
+        the column's stripped text (keys in first-appearance order over the kept rows)."""
+        if keep_rows is None:  # every row kept, no cell missing: every label occurs, and the
+            # labels are already in first-appearance order (the cells are, and each label's
+            # first cell is its first row)
+            codes, keys = self.row_key, self.labels
+        else:
+            codes, present = pd.factorize(self.row_key[keep_rows], sort=False)
+            keys = self.labels[np.asarray(present, dtype=np.int64)]
+
+        def locate(mask: np.ndarray) -> tuple[int, int]:
+            first = int(np.flatnonzero(mask[codes])[0])
+            return int(row_id[first]) + 1, int(codes[first])
+
+        def counts() -> np.ndarray:
+            return np.bincount(codes, minlength=len(keys))
+
+        rank, values, decision = _encode_keys(
+            name, keys, "text", None, declared, hierarchy, locate, counts
+        )
+        return rank[codes].astype(np.int32), values, decision
 
 
 def _not_numeric(name: str, bad: object, row: int, parsed: bool = False) -> str:

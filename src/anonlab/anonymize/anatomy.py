@@ -68,7 +68,7 @@ def _order_by_bucket_then_key(bucket: np.ndarray, key: np.ndarray, n_buckets: in
 
 
 @njit(cache=True)
-def _anatomize_rounds(counts: np.ndarray, pool: int, l: int, priority: np.ndarray) -> np.ndarray:
+def anatomize_rounds(counts: np.ndarray, pool: int, l: int, priority: np.ndarray) -> np.ndarray:
     """Which bucket feeds each slot of each group: array (n_groups, l); -1 means the pool.
 
     ``counts`` are the sizes of the constrained buckets; ``pool`` the number of unconstrained
@@ -171,7 +171,7 @@ def anatomy(
     # Bucket ids: constrained values keep their code; every unconstrained record goes to the pool.
     bucket = np.where(constrained[codes], codes, n_values)  # n_values = the pool
     priority = rng.permutation(n_values)
-    slots = _anatomize_rounds(
+    slots = anatomize_rounds(
         np.where(constrained, counts_all, 0).astype(np.int64),
         int(np.count_nonzero(~constrained[codes])),
         l,

@@ -57,7 +57,7 @@ from anonlab._validation import check_choice, check_int, check_seed, takes_table
 from anonlab.anonymize.eligibility import require_l_eligible
 from anonlab.anonymize.hilbert import hilbert_index
 from anonlab.anonymize.mondrian_plus import look_ahead_groups
-from anonlab.anonymize.stratified_pickup import _counting_order, pickup_groups
+from anonlab.anonymize.stratified_pickup import counting_order, pickup_groups
 from anonlab.errors import AnonlabError, IneligibleError
 from anonlab.release import SCHEMES, Release
 from anonlab.table import Table
@@ -208,7 +208,7 @@ def hilb_plus_groups(
     n = len(keys)
     order = np.argsort(keys, kind="stable")  # rank -> record
     b_rank = np.asarray(bucket)[order]
-    qrank = _counting_order(b_rank.astype(np.int64), n_buckets + 1)  # ranks grouped by bucket
+    qrank = counting_order(b_rank.astype(np.int64), n_buckets + 1)  # ranks grouped by bucket
     bounds = np.r_[0, np.cumsum(np.bincount(b_rank, minlength=n_buckets + 1))].astype(np.int64)
     group_rank, last = _hilb_plus_kernel(
         qrank, bounds[:n_buckets], bounds[1 : n_buckets + 1], int(bounds[n_buckets]), n, int(l)

@@ -62,7 +62,7 @@ def _lower_median(hist: np.ndarray, m: int) -> tuple[int, int]:
 
 
 @njit(cache=True)
-def _median_cut(
+def median_cut(
     qi: np.ndarray, idx: np.ndarray, s: int, e: int, a: int, lo_a: int, hi_a: int
 ) -> tuple[int, int]:
     """:func:`_lower_median` of ``idx[s:e]`` on attribute ``a`` of a row-major ``qi``."""
@@ -82,7 +82,7 @@ def _column_median_cut(column: np.ndarray, s: int, e: int, lo_a: int, hi_a: int)
 
 
 @njit(cache=True)
-def _mondrian_kernel(
+def mondrian_kernel(
     columns: np.ndarray,
     sens: np.ndarray,
     constrained: np.ndarray,
@@ -224,7 +224,7 @@ def _mondrian_kernel(
 
 def owned_columns(table: Table) -> np.ndarray:
     """A fresh (d, n) array of the table's QI codes, one row per QI, for kernels that permute
-    it in place (:func:`_mondrian_kernel`)."""
+    it in place (:func:`mondrian_kernel`)."""
     names = table.quasi_identifiers
     if not names:
         return np.empty((0, table.n_rows), dtype=np.int32)
@@ -283,7 +283,7 @@ def mondrian(
     if l_ > 1:
         require_l_eligible(table, l_, constrained)
     width = np.array([table.domain_size(q) - 1 for q in table.quasi_identifiers], dtype=np.int64)
-    group, _, _ = _mondrian_kernel(owned_columns(table), sens, constrained, width, k, l_, False)
+    group, _, _ = mondrian_kernel(owned_columns(table), sens, constrained, width, k, l_, False)
     manifest = {
         "algorithm": "mondrian",
         "parameters": {

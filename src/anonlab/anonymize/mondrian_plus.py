@@ -55,7 +55,7 @@ import numpy as np
 
 from anonlab._validation import check_choice, check_int, check_seed, takes_table_or_frame
 from anonlab.anonymize.eligibility import require_l_eligible
-from anonlab.anonymize.mondrian import _mondrian_kernel
+from anonlab.anonymize.mondrian import mondrian_kernel
 from anonlab.errors import AnonlabError
 from anonlab.release import SCHEMES, Release
 from anonlab.table import Table
@@ -72,7 +72,7 @@ def look_ahead_groups(
     # Mondrian's kernel with the look-ahead acceptance test: the same dimension order, median
     # and strict cut, so Mondrian and Mondrian+ differ only in that test. The kernel permutes
     # its (d, n) columns and the sensitive codes in place: hand it copies.
-    return _mondrian_kernel(
+    return mondrian_kernel(
         np.array(np.asarray(qi).T, order="C"),
         np.array(sens, dtype=np.int64),
         np.ascontiguousarray(constrained, dtype=np.bool_),

@@ -13,7 +13,7 @@ box or lowest common ancestor, which is where the utility comes from; in the buc
 (Algorithm 6) the exact QI are published with each new group's sensitive counts.
 
 Implementation: one compiled pass over the groups. Inside a group, the rounds of Anatomize are
-:func:`anonlab.anonymize.anatomy._anatomize_rounds` (the same code the whole-table Anatomy uses:
+:func:`anonlab.anonymize.anatomy.anatomize_rounds` (the same code the whole-table Anatomy uses:
 take one record from each of the ℓ largest buckets until fewer than ℓ are non-empty); records are
 then dealt to the rounds in a random order, and each leftover record (at most ℓ−1 with distinct
 values, plus unconstrained ones) joins a uniformly random new group that does not hold its value.
@@ -43,14 +43,14 @@ import numpy as np
 from numba import njit
 
 from anonlab._validation import check_int, check_seed, rng_from_seed
-from anonlab.anonymize.anatomy import _anatomize_rounds
+from anonlab.anonymize.anatomy import anatomize_rounds
 from anonlab.errors import AnonlabError, IneligibleError
 from anonlab.grouping import group_histogram
 from anonlab.release import Release
 
 
 @njit(cache=True)
-def _counting_order(keys: np.ndarray, n_keys: int) -> np.ndarray:
+def counting_order(keys: np.ndarray, n_keys: int) -> np.ndarray:
     """Stable order of ``keys`` (integers in ``0 .. n_keys-1``) by counting sort, O(n + n_keys)."""
     start = np.zeros(n_keys + 1, dtype=np.int64)
     for k in keys:
@@ -120,7 +120,7 @@ def _pickup_kernel(
         for r in range(n_runs):
             counts[r] = run_start[r + 1] - run_start[r]
         pool = ge - pool_start
-        slots = _anatomize_rounds(counts, pool, l, priority)
+        slots = anatomize_rounds(counts, pool, l, priority)
         p = slots.shape[0]
         holds = np.zeros((p, n_runs + 1), dtype=np.bool_)
         ptr = run_start[:n_runs].copy()
@@ -207,7 +207,7 @@ def pickup_groups(
         # random permutation on one integer key
         perm = rng.permutation(len(rows))
         flat = sub_group[perm] * (n_values + 1) + bucket[perm]
-        order = perm[_counting_order(flat, int(big.sum()) * (n_values + 1))]
+        order = perm[counting_order(flat, int(big.sum()) * (n_values + 1))]
         starts = np.r_[0, np.cumsum(sizes[big])].astype(np.int64)
         sub_new, n_split, n_out, n_residue = _pickup_kernel(
             order, bucket.astype(np.int64), key[rows], choice[rows], starts, n_values, l

@@ -565,7 +565,7 @@ def _load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_m
         raise AnonlabError("--qi is required with --data (e.g. --qi age,sex,zipcode)")
     # Chunked reading: the peak is the codes plus one chunk, not the file's text
     parquet = data.suffix.lower() in (".parquet", ".pq")
-    columns = _header(data, parquet)
+    columns = read_header(data, parquet)
     reader = Table.from_parquet if parquet else Table.from_csv
     return reader(
         data,
@@ -592,7 +592,7 @@ def _load_with_schema(data: Path, schema: Path, drop_missing: bool):
 
     spec = read_schema_file(schema)
     parquet = data.suffix.lower() in (".parquet", ".pq")
-    spec.check_columns(_header(data, parquet), f"--data {str(data)!r}")
+    spec.check_columns(read_header(data, parquet), f"--data {str(data)!r}")
     qi = spec.names("quasi-identifier")
     if not qi:
         raise AnonlabError(
@@ -652,7 +652,7 @@ def schema_manifest(schema: Path | None) -> dict | None:
     return read_schema_file(schema).manifest_entry()
 
 
-def _header(path: Path, parquet: bool) -> list[str]:
+def read_header(path: Path, parquet: bool) -> list[str]:
     """The column names of a CSV or Parquet file, read without its rows."""
     import pyarrow as pa
     import pyarrow.parquet as pq

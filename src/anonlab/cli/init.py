@@ -35,13 +35,13 @@ def init(
     """Draft a schema file for DATA: each column's type as read, a GUESSED role and hierarchy
     builder; review it, then `anonlab anonymize --data DATA --schema FILE ...`."""
     from anonlab.atomic_output import atomic_write_text, require_file_free
-    from anonlab.cli.common import _header
+    from anonlab.cli.common import read_header
     from anonlab.schema_file import draft_schema, dump_schema
     from anonlab.table import Table
 
     require_file_free(out_file, "--out", force)  # before any work
     parquet = data.suffix.lower() in (".parquet", ".pq")
-    columns = _header(data, parquet)
+    columns = read_header(data, parquet)
     reader = Table.from_parquet if parquet else Table.from_csv
     with stage(f"reading {data}", as_json):
         table = reader(

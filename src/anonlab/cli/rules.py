@@ -140,9 +140,9 @@ def mine(
     from anonlab._validation import check_int
     from anonlab.atomic_output import require_file_free
     from anonlab.mining import mine_negative_rules
-    from anonlab.mining.negative_rules import _check_min_expectation
+    from anonlab.mining.negative_rules import check_min_expectation
 
-    _check_min_expectation(min_exp)  # fail before loading anything
+    check_min_expectation(min_exp)  # fail before loading anything
     check_int("max_conditions", max_conditions, minimum=1)
     check_int("limit", limit, minimum=0)
     require_file_free(out_file, "--out", force)

@@ -4,9 +4,9 @@ Two ways, one per family of algorithm (issue 10, §2):
 
 **Mondrian, Mondrian+ and Mondrian++: the first cuts of the algorithm itself.**
 :func:`mondrian_cuts` runs the top of Mondrian's recursion on the driver, with *the same rule*
-as :func:`anonlab.anonymize.mondrian._mondrian_kernel`: attributes by decreasing normalized
+as :func:`anonlab.anonymize.mondrian.mondrian_kernel`: attributes by decreasing normalized
 range (the partition's code range over the whole domain's), the strict lower-median cut of
-:func:`~anonlab.anonymize.mondrian._median_cut` (the same compiled helper), and a cut made only
+:func:`~anonlab.anonymize.mondrian.median_cut` (the same compiled helper), and a cut made only
 if it is *allowable* — both halves have at least k records and are ℓ-diverse (Mondrian), or both
 halves have at least ``ℓ·S_max(parent)`` records (the look-ahead of Mondrian+, Jin et al.
 §6.2.1). A partition is cut again while it has more than ``max_partition_rows`` records and an
@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from anonlab.anonymize.mondrian import _median_cut
+from anonlab.anonymize.mondrian import median_cut
 
 
 @dataclass(frozen=True)
@@ -175,7 +175,7 @@ def mondrian_cuts(
             for a in order.tolist():
                 if span[a] <= 0:
                     break
-                split, n_left = _median_cut(qi, idx, s, e, a, lo[a], hi[a])
+                split, n_left = median_cut(qi, idx, s, e, a, lo[a], hi[a])
                 if n_left == 0 or n_left == m:
                     continue
                 if n_left < threshold or m - n_left < threshold:

@@ -29,7 +29,7 @@ import numpy as np
 
 from anonlab._validation import check_float, check_int
 from anonlab.errors import AnonlabError
-from anonlab.hierarchy import _leaf_label
+from anonlab.hierarchy import leaf_label
 from anonlab.mining.itemsets import Condition, FrequentItemsets, ItemCatalog, frequent_itemsets
 from anonlab.table import Table
 
@@ -208,7 +208,7 @@ def mine_association_rules(
         p = np.asarray(probabilities, dtype=float).sum(axis=0) / n
     support, confidence, conviction = rule_measures(frequent, p, n)
     holds = (support >= min_support - _TOL) & (conviction >= min_conviction - _TOL)
-    labels = [_leaf_label(v) for v in table.values[sens]]
+    labels = [leaf_label(v) for v in table.values[sens]]
     rules = []
     for i, s in zip(*np.nonzero(holds), strict=True):
         rules.append(

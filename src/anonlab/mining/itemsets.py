@@ -43,7 +43,7 @@ from typing import NamedTuple
 import numpy as np
 
 from anonlab.errors import AnonlabError
-from anonlab.hierarchy import _leaf_label
+from anonlab.hierarchy import leaf_label
 from anonlab.table import Table
 
 __all__ = ["Condition", "FrequentItemsets", "ItemCatalog", "frequent_itemsets"]
@@ -70,7 +70,7 @@ class Condition(NamedTuple):
 def _node_labels(table: Table, name: str, level: int) -> np.ndarray:
     h = table.schema[name].hierarchy
     if h is None:
-        return np.array([_leaf_label(v) for v in table.values[name]], dtype=object)
+        return np.array([leaf_label(v) for v in table.values[name]], dtype=object)
     return h.labels(level)
 
 

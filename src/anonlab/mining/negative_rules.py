@@ -62,7 +62,7 @@ import numpy as np
 
 from anonlab._validation import check_float, check_int
 from anonlab.errors import AnonlabError
-from anonlab.hierarchy import _leaf_label
+from anonlab.hierarchy import leaf_label
 from anonlab.mining.itemsets import (
     Condition,
     FrequentItemsets,
@@ -285,7 +285,7 @@ class NegativeRuleSet:
             if key not in payload:
                 raise AnonlabError(f"rule set: missing key {key!r}")
         sens = _require_same_sensitive(table, str(payload["sensitive"]))
-        min_exp = _check_min_expectation(payload.get("min_expectation", 0.9))
+        min_exp = check_min_expectation(payload.get("min_expectation", 0.9))
         max_cond = check_int("max_conditions", payload.get("max_conditions", 1), minimum=1)
         raw = payload["rules"]
         if not isinstance(raw, list):
@@ -372,7 +372,7 @@ def _require_same_sensitive(table: Table, sensitive: str) -> str:
 
 
 def _value_codes(table: Table, sensitive: str) -> dict[str, int]:
-    return {_leaf_label(v): i for i, v in enumerate(table.values[sensitive])}
+    return {leaf_label(v): i for i, v in enumerate(table.values[sensitive])}
 
 
 def _unknown_value(table: Table, sensitive: str, value: str) -> AnonlabError:
@@ -384,7 +384,7 @@ def _unknown_value(table: Table, sensitive: str, value: str) -> AnonlabError:
     )
 
 
-def _check_min_expectation(value: object) -> float:
+def check_min_expectation(value: object) -> float:
     v = check_float("min_expectation", value)
     if not 0 < v < 1:
         raise AnonlabError(
@@ -462,7 +462,7 @@ def mine_negative_rules(
             "the table has no sensitive attribute; name one (--sensitive COL) to mine negative "
             "association rules"
         )
-    min_exp = _check_min_expectation(min_expectation)
+    min_exp = check_min_expectation(min_expectation)
     max_cond = check_int("max_conditions", max_conditions, minimum=1)
     sens = table.sensitive
     n = table.n_rows

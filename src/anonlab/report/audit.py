@@ -149,7 +149,7 @@ class Finding:
         # the same keys in both forms; a redacted finding's record-level ones are empty
         skip = ("plot", "value_paths", "is_redacted")
         out = {k: v for k, v in self.__dict__.items() if k not in skip}
-        return _plain(out)
+        return plain_json(out)
 
 
 #: An example value quoted in a column's type note (:func:`anonlab.table._show` quotes with
@@ -210,19 +210,19 @@ class Audit:
         return {
             "classification": self.classification,
             "redacted": self.is_redacted,
-            "release": _plain(self.release),
-            "settings": _plain(self.settings),
+            "release": plain_json(self.release),
+            "settings": plain_json(self.settings),
             "findings": [f.to_json() for f in self.findings],
         }
 
 
-def _plain(obj: Any) -> Any:
+def plain_json(obj: Any) -> Any:
     if isinstance(obj, dict):
-        return {str(k): _plain(v) for k, v in obj.items()}
+        return {str(k): plain_json(v) for k, v in obj.items()}
     if isinstance(obj, list | tuple):
-        return [_plain(v) for v in obj]
+        return [plain_json(v) for v in obj]
     if isinstance(obj, np.ndarray):
-        return _plain(obj.tolist())
+        return plain_json(obj.tolist())
     if isinstance(obj, np.integer):
         return int(obj)
     if isinstance(obj, np.floating | float):

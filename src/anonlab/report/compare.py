@@ -62,7 +62,7 @@ import numpy as np
 from anonlab._validation import check_int, check_seed
 from anonlab.errors import AnonlabError
 from anonlab.release import Release
-from anonlab.report.audit import INTERNAL, STAGES, Audit, _plain, audit
+from anonlab.report.audit import INTERNAL, STAGES, Audit, audit, plain_json
 from anonlab.report.budget import AuditBudget
 from anonlab.table import Table
 
@@ -209,7 +209,7 @@ class CompareRow:
     def to_json(self) -> dict[str, Any]:
         out = {k: v for k, v in self.__dict__.items() if k not in ("release", "audit")}
         out["report"] = f"{self.name}/audit.html" if self.status == "ok" else None
-        return _plain(out)
+        return plain_json(out)
 
 
 @dataclass
@@ -235,10 +235,10 @@ class Comparison:
     def to_json(self) -> dict[str, Any]:
         return {
             "classification": INTERNAL,
-            "table": _plain(self.table),
+            "table": plain_json(self.table),
             "algorithms": list(self.algorithms),
             "l_values": list(self.l_values),
-            "settings": _plain(self.settings),
+            "settings": plain_json(self.settings),
             "axes": {
                 "privacy": "share of records at risk under the strongest attack "
                 "(largest at_risk / considered over "
@@ -465,12 +465,12 @@ def compare(
 # ---------------------------------------------------------------------- HTML
 def frontier_plot(comparison: Comparison) -> str | None:
     """The privacy–utility plane as inline SVG: every placed release, the frontier as a line."""
-    from anonlab.report.plots import _figure
+    from anonlab.report.plots import figure
 
     placed = [r for r in comparison.rows if r.placed]
     if not placed:
         return None
-    plt, fig, ax = _figure(width=7.0, height=4.2)
+    plt, fig, ax = figure(width=7.0, height=4.2)
     markers = "osD^vP*Xh<>"
     for i, algorithm in enumerate(comparison.algorithms):
         mine = [r for r in placed if r.algorithm == algorithm]
@@ -512,7 +512,7 @@ def frontier_plot(comparison: Comparison) -> str | None:
 
 
 def _rows_table(comparison: Comparison) -> str:
-    from anonlab.report.html import _badge, _e
+    from anonlab.report.html import badge, escape
 
     head = (
         "<tr><th>release</th><th>ℓ</th><th>frontier</th><th>records (suppressed)</th>"
@@ -523,12 +523,12 @@ def _rows_table(comparison: Comparison) -> str:
     for r in comparison.rows:
         if r.status != "ok":
             body.append(
-                f"<tr><td>{_e(r.name)}</td><td class='num'>{r.l}</td>"
-                f"<td>{_badge('failed')}</td><td colspan='7'>{_e(r.reason)}</td>"
+                f"<tr><td>{escape(r.name)}</td><td class='num'>{r.l}</td>"
+                f"<td>{badge('failed')}</td><td colspan='7'>{escape(r.reason)}</td>"
                 f"<td class='num'>{r.anonymize_seconds + r.audit_seconds:.1f}</td></tr>"
             )
             continue
-        link = f'<a href="{_e(quote(r.name, safe="+"))}/audit.html">{_e(r.name)}</a>'
+        link = f'<a href="{escape(quote(r.name, safe="+"))}/audit.html">{escape(r.name)}</a>'
         mark = "<b title='Pareto-optimal'>★</b>" if r.pareto else ""
         suppressed = f" ({r.suppressed:,})" if r.suppressed else ""
         risk = "—" if r.at_risk is None else f"{r.at_risk:,} of {r.considered:,}"
@@ -536,26 +536,27 @@ def _rows_table(comparison: Comparison) -> str:
         error = "—" if r.query_error is None else f"{r.query_error:.4f}"
         body.append(
             f"<tr><td>{link}</td><td class='num'>{r.l}</td>"
-            f"<td>{mark}</td><td class='num'>{r.records:,}{_e(suppressed)}</td>"
+            f"<td>{mark}</td><td class='num'>{r.records:,}{escape(suppressed)}</td>"
             f"<td class='num'>{r.groups:,}</td>"
-            f"<td title='{_e(r.strongest_title or '')}'>{_e(r.strongest_attack or '—')}</td>"
-            f"<td class='num'>{_e(risk)}</td><td class='num'>{_e(share)}</td>"
-            f"<td class='num'>{_e(error)}</td>"
+            f"<td title='{escape(r.strongest_title or '')}'>"
+            f"{escape(r.strongest_attack or '—')}</td>"
+            f"<td class='num'>{escape(risk)}</td><td class='num'>{escape(share)}</td>"
+            f"<td class='num'>{escape(error)}</td>"
             f"<td class='num'>{r.anonymize_seconds:.1f} + {r.audit_seconds:.1f}</td>"
-            f"<td>{_e(r.note or '')}</td></tr>"
+            f"<td>{escape(r.note or '')}</td></tr>"
         )
     return f"<table>{head}{''.join(body)}</table>"
 
 
 def _attacks_table(comparison: Comparison) -> str:
-    from anonlab.report.html import _e
+    from anonlab.report.html import escape
 
     ok = [r for r in comparison.rows if r.status == "ok"]
     if not ok:
         return ""
     keys = [k for k in ATTACK_STAGES if any(k in r.attacks for r in ok)]
     titles = {k: next(r.attacks[k]["title"] for r in ok if k in r.attacks) for k in keys}
-    head = "<tr><th>release</th>" + "".join(f"<th>{_e(titles[k])}</th>" for k in keys) + "</tr>"
+    head = "<tr><th>release</th>" + "".join(f"<th>{escape(titles[k])}</th>" for k in keys) + "</tr>"
     body = []
     for r in ok:
         cells = []
@@ -566,15 +567,15 @@ def _attacks_table(comparison: Comparison) -> str:
                 continue
             text = f"{a['share']:.2%} ({a['at_risk']:,} of {a['considered']:,})"
             strong = k == r.strongest_attack
-            cells.append(f"<td class='num'>{'<b>' if strong else ''}{_e(text)}"
+            cells.append(f"<td class='num'>{'<b>' if strong else ''}{escape(text)}"
                          f"{'</b>' if strong else ''}</td>")  # fmt: skip
-        body.append(f"<tr><td>{_e(r.name)}</td>{''.join(cells)}</tr>")
+        body.append(f"<tr><td>{escape(r.name)}</td>{''.join(cells)}</tr>")
     return f"<table>{head}{''.join(body)}</table>"
 
 
 def render_compare_html(comparison: Comparison, title: str | None = None) -> str:
     """The comparison as one self-contained HTML page (inline CSS and SVG, values escaped)."""
-    from anonlab.report.html import _e, _kv_table, document
+    from anonlab.report.html import document, escape, kv_table
 
     t = comparison.table
     title = title or "anonlab compare: the privacy–utility frontier"
@@ -605,7 +606,7 @@ def render_compare_html(comparison: Comparison, title: str | None = None) -> str
     body = f"""<h2>The frontier</h2>
 <p>A release is on the frontier (Pareto-optimal, ★) when no other release is at least as good
 on both axes (share of records at risk, query error) and better on one. <b>Frontier:</b>
-{_e(front_words)}.</p>
+{escape(front_words)}.</p>
 {figure}
 <h2>Releases</h2>
 <p><b>Share at risk</b>: the largest share of records at risk (records whose true sensitive value
@@ -621,7 +622,7 @@ algorithm could not make that release. Click a release for its full audit report
 <h2 id="settings">Settings and seeds</h2>
 <p>Every anonymizer and every audit used these settings; re-running with them gives the same
 page.</p>
-{_kv_table(comparison.settings)}"""
+{kv_table(comparison.settings)}"""
     return document(title, summary, body, banner=INTERNAL)
 
 

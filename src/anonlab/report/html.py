@@ -44,7 +44,7 @@ code { background: #f4f4f4; padding: 0 0.2em; }
 """
 
 
-def _e(value: Any) -> str:
+def escape(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
@@ -56,8 +56,8 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def _badge(verdict: str) -> str:
-    return f'<span class="badge {_e(verdict.replace(" ", "-"))}">{_e(verdict)}</span>'
+def badge(verdict: str) -> str:
+    return f'<span class="badge {escape(verdict.replace(" ", "-"))}">{escape(verdict)}</span>'
 
 
 def _verdicts(audit: Audit) -> str:
@@ -71,8 +71,9 @@ def _verdicts(audit: Audit) -> str:
             else f"{f.at_risk:,}"
         )
         rows.append(
-            f'<tr><td><a href="#{_e(f.key)}">{_e(f.title)}</a></td><td>{_badge(f.verdict)}</td>'
-            f'<td class="num">{_e(risk)}</td><td>{_e(f.headline)}</td></tr>'
+            f'<tr><td><a href="#{escape(f.key)}">{escape(f.title)}</a></td>'
+            f"<td>{badge(f.verdict)}</td>"
+            f'<td class="num">{escape(risk)}</td><td>{escape(f.headline)}</td></tr>'
         )
     return (
         "<table><tr><th>check or attack</th><th>verdict</th><th>records at risk</th>"
@@ -86,29 +87,30 @@ def _strongest(audit: Audit) -> str:
             "<p class='muted'>Withheld: the redacted report names no record (each attack's "
             "counts and shares are in its section).</p>"
         )
-    items = [f"<li><b>{_e(f.title)}</b>: {_e(f.strongest)}</li>" for f in audit.findings
+    items = [f"<li><b>{escape(f.title)}</b>: {escape(f.strongest)}</li>" for f in audit.findings
              if f.strongest]  # fmt: skip
     if not items:
         return "<p class='muted'>No attack produced an inference beyond random worlds.</p>"
     return "<ul>" + "".join(items) + "</ul>"
 
 
-def _kv_table(data: dict[str, Any]) -> str:
+def kv_table(data: dict[str, Any]) -> str:
     """Key–value rows; a dict of flat dicts with the same keys becomes a table with columns."""
     inner = list(data.values())
     if inner and all(isinstance(v, dict) for v in inner):
         cols = list(inner[0])
         if all(list(v) == cols for v in inner):
-            head = "<th></th>" + "".join(f"<th>{_e(c)}</th>" for c in cols)
+            head = "<th></th>" + "".join(f"<th>{escape(c)}</th>" for c in cols)
             body = "".join(
-                f"<tr><th>{_e(k)}</th>"
-                + "".join(f"<td class='num'>{_e(_fmt(v.get(c)))}</td>" for c in cols)
+                f"<tr><th>{escape(k)}</th>"
+                + "".join(f"<td class='num'>{escape(_fmt(v.get(c)))}</td>" for c in cols)
                 + "</tr>"
                 for k, v in data.items()
             )
             return f"<table><tr>{head}</tr>{body}</table>"
     rows = "".join(
-        f"<tr><th>{_e(k)}</th><td class='num'>{_e(_fmt(v))}</td></tr>" for k, v in data.items()
+        f"<tr><th>{escape(k)}</th><td class='num'>{escape(_fmt(v))}</td></tr>"
+        for k, v in data.items()
     )
     return f"<table>{rows}</table>"
 
@@ -117,32 +119,35 @@ def _worst_table(worst: list[dict[str, Any]]) -> str:
     if not worst:
         return ""
     cols = list(worst[0])
-    head = "".join(f"<th>{_e(c)}</th>" for c in cols)
+    head = "".join(f"<th>{escape(c)}</th>" for c in cols)
     body = "".join(
-        "<tr>" + "".join(f"<td>{_e(_fmt(r.get(c)))}</td>" for c in cols) + "</tr>" for r in worst
+        "<tr>" + "".join(f"<td>{escape(_fmt(r.get(c)))}</td>" for c in cols) + "</tr>"
+        for r in worst
     )
     return f"<h3>Worst records</h3><table><tr>{head}</tr>{body}</table>"
 
 
 def _section(f: Finding) -> str:
-    parts = [f'<h2 id="{_e(f.key)}">{_e(f.title)} {_badge(f.verdict)}</h2>']
+    parts = [f'<h2 id="{escape(f.key)}">{escape(f.title)} {badge(f.verdict)}</h2>']
     if f.paper:
-        parts.append(f"<p class='muted'>{_e(f.paper)}</p>")
-    parts.append(f"<p>{_e(f.headline)}.</p>")
+        parts.append(f"<p class='muted'>{escape(f.paper)}</p>")
+    parts.append(f"<p>{escape(f.headline)}.</p>")
     if f.attacker and f.attacker != "—":
-        parts.append(f"<p><b>Attacker:</b> {_e(f.attacker)}. <b>Promise:</b> {_e(f.promise)}.</p>")
+        parts.append(
+            f"<p><b>Attacker:</b> {escape(f.attacker)}. <b>Promise:</b> {escape(f.promise)}.</p>"
+        )
     if f.example:
-        parts.append(f"<p><b>Example:</b> {_e(f.example)}.</p>")
+        parts.append(f"<p><b>Example:</b> {escape(f.example)}.</p>")
     svg = render_plot(f.plot)
     if svg:
-        parts.append(f"<figure>{svg}<figcaption>{_e(f.plot['label'])}</figcaption></figure>")
+        parts.append(f"<figure>{svg}<figcaption>{escape(f.plot['label'])}</figcaption></figure>")
     if f.measures:
-        parts.append("<h3>Measures</h3>" + _kv_table(f.measures))
+        parts.append("<h3>Measures</h3>" + kv_table(f.measures))
     if f.baseline:
-        parts.append("<h3>Random-worlds baseline</h3>" + _kv_table(f.baseline))
+        parts.append("<h3>Random-worlds baseline</h3>" + kv_table(f.baseline))
     parts.append(_worst_table(f.worst))
     if f.settings:
-        parts.append("<h3>Settings</h3>" + _kv_table(f.settings))
+        parts.append("<h3>Settings</h3>" + kv_table(f.settings))
     parts.append(f"<p class='muted'>{f.seconds:.2f} s</p>")
     return "\n".join(parts)
 
@@ -156,17 +161,17 @@ def _columns(columns: dict[str, Any] | None) -> str:
     if columns.get("insensitive"):
         items.append(
             "<li><b>Published as they are</b> (insensitive): "
-            f"{_e(', '.join(columns['insensitive']))}</li>"
+            f"{escape(', '.join(columns['insensitive']))}</li>"
         )
     if columns.get("not_published"):
         items.append(
             "<li><b>Not published</b> (no role given; give one with --qi, --sensitive, "
-            f"--insensitive or --identifiers): {_e(', '.join(columns['not_published']))}</li>"
+            f"--insensitive or --identifiers): {escape(', '.join(columns['not_published']))}</li>"
         )
     if columns.get("identifiers_dropped"):
         items.append(
             "<li><b>Identifiers dropped</b> (never published): "
-            f"{_e(', '.join(columns['identifiers_dropped']))}</li>"
+            f"{escape(', '.join(columns['identifiers_dropped']))}</li>"
         )
     if columns.get("rows_with_missing"):
         items.append(
@@ -175,8 +180,8 @@ def _columns(columns: dict[str, Any] | None) -> str:
     types = columns.get("types") or {}
     if types:
         cells = "".join(
-            f"<tr><th>{_e(name)}</th><td>{_e(t.get('type'))}</td><td>{_e(t.get('how'))}</td>"
-            f"<td>{_e(t.get('note') or '')}</td></tr>"
+            f"<tr><th>{escape(name)}</th><td>{escape(t.get('type'))}</td><td>{escape(t.get('how'))}</td>"
+            f"<td>{escape(t.get('note') or '')}</td></tr>"
             for name, t in types.items()
         )
         items.append(
@@ -190,7 +195,7 @@ def _columns(columns: dict[str, Any] | None) -> str:
 
 def _banner(classification: str) -> str:
     kind = "redacted" if classification.startswith("redacted") else "internal"
-    return f'<div class="banner {kind}" role="note">{_e(classification)}</div>'
+    return f'<div class="banner {kind}" role="note">{escape(classification)}</div>'
 
 
 def render_html(audit: Audit, title: str | None = None, *, redact: bool = False) -> str:
@@ -208,7 +213,7 @@ def render_html(audit: Audit, title: str | None = None, *, redact: bool = False)
         f"quasi-identifiers {', '.join(r['quasi_identifiers'])}; sensitive {r['sensitive']}; "
         f"made by {r.get('algorithm')} with {json.dumps(r.get('parameters'), default=str)}."
     )
-    settings = _kv_table(audit.settings)
+    settings = kv_table(audit.settings)
     body = f"""{_columns(r.get("columns"))}
 <h2>Verdicts</h2>
 {_verdicts(audit)}
@@ -234,12 +239,12 @@ def document(title: str, summary: str, body: str, banner: str | None = None) -> 
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{_e(title)}</title><style>{_CSS}</style></head>
+<title>{escape(title)}</title><style>{_CSS}</style></head>
 <body>
-{top}<h1>{_e(title)}</h1>
-<p>{_e(summary)}</p>
+{top}<h1>{escape(title)}</h1>
+<p>{escape(summary)}</p>
 {body}
-<p class="muted">anonlab {_e(__version__)}</p>
+<p class="muted">anonlab {escape(__version__)}</p>
 </body></html>
 """
 
@@ -272,7 +277,7 @@ def render_index(audits: dict[str, Audit], title: str = "anonlab audits") -> str
     names = list(audits)
     first = audits[names[0]]
     head = "<th>check or attack</th>" + "".join(
-        f'<th><a href="{_e(n)}/audit.html">{_e(n)}</a></th>' for n in names
+        f'<th><a href="{escape(n)}/audit.html">{escape(n)}</a></th>' for n in names
     )
     rows = []
     for i, f0 in enumerate(first.findings):
@@ -280,8 +285,8 @@ def render_index(audits: dict[str, Audit], title: str = "anonlab audits") -> str
         for n in names:
             f = audits[n].findings[i]
             risk = "" if f.at_risk is None else f"{f.at_risk:,} of {f.considered:,} "
-            cells.append(f"<td>{_badge(f.verdict)} {_e(risk)}<br>{_e(f.headline)}</td>")
-        rows.append(f"<tr><th>{_e(f0.title)}</th>{''.join(cells)}</tr>")
+            cells.append(f"<td>{badge(f.verdict)} {escape(risk)}<br>{escape(f.headline)}</td>")
+        rows.append(f"<tr><th>{escape(f0.title)}</th>{''.join(cells)}</tr>")
     summary = (
         "Each column is one release of the same table; each cell the verdict, the records at "
         "risk beyond the release's promise (of those examined), and what was found. Click a "

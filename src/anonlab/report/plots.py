@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 
-def _figure(width: float = 6.0, height: float = 3.2):
+def figure(width: float = 6.0, height: float = 3.2):
     import matplotlib
 
     matplotlib.use("Agg")
@@ -31,7 +31,7 @@ def _svg(plt, fig) -> str:
 
 def posterior_plot(ours: np.ndarray, baseline: np.ndarray, bound: float, label: str) -> str:
     """Histogram of the attack's probability of each target's true value vs random worlds."""
-    plt, fig, ax = _figure()
+    plt, fig, ax = figure()
     bins = np.linspace(0, 1, 21)
     ax.hist(baseline, bins=bins, alpha=0.6, label="random worlds", color="#999999")
     ax.hist(ours, bins=bins, alpha=0.6, label="attack", color="#c0392b")
@@ -45,7 +45,7 @@ def posterior_plot(ours: np.ndarray, baseline: np.ndarray, bound: float, label: 
 def bar_plot(data: dict[str, float], label: str) -> str:
     """Horizontal bars (at most the 12 largest)."""
     items = sorted(data.items(), key=lambda kv: -kv[1])[:12]
-    plt, fig, ax = _figure(height=max(2.0, 0.35 * len(items) + 1))
+    plt, fig, ax = figure(height=max(2.0, 0.35 * len(items) + 1))
     if items:
         names, values = zip(*items, strict=True)
         ax.barh(range(len(items)), values, color="#c0392b")
@@ -57,7 +57,7 @@ def bar_plot(data: dict[str, float], label: str) -> str:
 
 def curve_plot(curves: dict[str, Any], label: str) -> str:
     """Maximum disclosure against k, one line per language of background knowledge."""
-    plt, fig, ax = _figure()
+    plt, fig, ax = figure()
     for name, values in curves.items():
         values = np.asarray(values, dtype=np.float64)
         ax.plot(np.arange(len(values)), values, marker="o", label=name)
@@ -73,7 +73,7 @@ def error_plot(errors: np.ndarray, label: str) -> str:
     """Histogram of per-query relative errors (clipped at the 99th percentile)."""
     errors = np.asarray(errors, dtype=np.float64)
     errors = errors[np.isfinite(errors)]
-    plt, fig, ax = _figure()
+    plt, fig, ax = figure()
     if errors.size:
         top = float(np.quantile(errors, 0.99)) or 1.0
         ax.hist(np.minimum(errors, top), bins=40, color="#2c7fb8")
@@ -87,7 +87,7 @@ def possible_plot(matching: np.ndarray, baseline: np.ndarray, label: str) -> str
     matching = np.asarray(matching)
     baseline = np.asarray(baseline)
     x = np.arange(len(matching))
-    plt, fig, ax = _figure()
+    plt, fig, ax = figure()
     ax.bar(x - 0.2, baseline, width=0.4, label="without rules", color="#999999")
     ax.bar(x + 0.2, matching, width=0.4, label="with the rules (matching)", color="#c0392b")
     ax.set_xlabel(label)
