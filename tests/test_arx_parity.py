@@ -424,3 +424,25 @@ def test_rank_aggregate_orders_lexicographically():
     """ARX's RANK compares the descending vectors of weighted losses lexicographically."""
     ranks = combine_losses([np.array([0.5, 0.1]), np.array([0.2, 0.6])], aggregate="rank")
     assert ranks.tolist() == [[0.5, 0.2], [0.6, 0.1]]
+
+
+ARX_DATA = Path(__file__).resolve().parents[2] / "shared" / "arx" / "data"
+
+
+@pytest.mark.skipif(not (ARX_DATA / "adult.csv").is_file(), reason="shared/arx not present")
+def test_cli_reads_arx_data_folder_as_arx_ships_it(tmp_path, cli, adult7):
+    # ARX's own folder: adult.csv ';'-separated beside adult_hierarchy_<column>.csv files; the
+    # separator is detected (and said), the hierarchy files are matched to their columns and the
+    # data file is not read as a hierarchy
+    out = tmp_path / "rel"
+    code, stdout, stderr = cli(
+        ["anonymize", "--data", str(ARX_DATA / "adult.csv"), "--qi", ",".join(ARX_QI7),
+         "--sensitive", "occupation", "--insensitive", "salary-class",
+         "--hierarchies", str(ARX_DATA), "--algorithm", "lattice", "--model", "k-anonymity",
+         "--k", "5", "--suppression", "0", "--out", str(out)]
+    )  # fmt: skip
+    assert code == 0, stderr
+    assert "';'-separated (detected from its header line)" in " ".join(stdout.split())
+    release = load_release(out)
+    assert release.table.n_rows == N
+    assert tuple(release.levels[q] for q in ARX_QI7) == ARX_NODE[0.0]

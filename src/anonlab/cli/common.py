@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -496,8 +497,10 @@ def load_table(
             dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_missing, roles
         )
     if as_json is False:
-        for line in column_lines(table, types=data is not None, publishes=publishes, schema=schema):
-            note(line)
+        lines = column_lines(table, types=data is not None, publishes=publishes, schema=schema)
+        for line in [separator_note(data), *lines]:
+            if line is not None:
+                note(line)
     if resample is None:
         return table
     from anonlab.resources import check_resample
@@ -534,8 +537,15 @@ def _load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_m
     if hierarchies is not None:
         if not hierarchies.is_dir():
             raise AnonlabError(f"--hierarchies {str(hierarchies)!r} is not a folder")
-        for f in sorted(hierarchies.glob("*.csv")):
-            hier[f.stem] = Hierarchy.read_csv(f, name=f.stem)
+        if data is not None:
+            wanted = set(read_header(data, data.suffix.lower() in (".parquet", ".pq")))
+        else:
+            from anonlab import datasets
+
+            wanted = set(datasets.load_frame(dataset).columns)
+        for name, f in hierarchy_files(hierarchies).items():
+            if name in wanted:  # other files in the folder (ARX's data file, say) are not read
+                hier[name] = Hierarchy.read_csv(f, name=name)
     if dataset is not None:
         from anonlab import datasets
 
@@ -566,7 +576,7 @@ def _load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_m
     # Chunked reading: the peak is the codes plus one chunk, not the file's text
     parquet = data.suffix.lower() in (".parquet", ".pq")
     columns = read_header(data, parquet)
-    reader = Table.from_parquet if parquet else Table.from_csv
+    reader = Table.from_parquet if parquet else partial(Table.from_csv, sep=data_separator(data))
     return reader(
         data,
         quasi_identifiers=qi_list,
@@ -593,6 +603,7 @@ def _load_with_schema(data: Path, schema: Path, drop_missing: bool):
     spec = read_schema_file(schema)
     parquet = data.suffix.lower() in (".parquet", ".pq")
     spec.check_columns(read_header(data, parquet), f"--data {str(data)!r}")
+    sep = {} if parquet else {"sep": data_separator(data)}
     qi = spec.names("quasi-identifier")
     if not qi:
         raise AnonlabError(
@@ -613,7 +624,7 @@ def _load_with_schema(data: Path, schema: Path, drop_missing: bool):
     markers = {c.name: sorted(set(c.missing) - set(MISSING_MARKERS)) for c in spec.columns}
     options["missing"] = {k: v for k, v in markers.items() if v and k in kept}
     reader = Table.from_parquet if parquet else Table.from_csv
-    table = reader(data, **options)
+    table = reader(data, **options, **sep)
     wanted = [*table.quasi_identifiers, *([table.sensitive] if table.sensitive else [])]
     hierarchies = spec.hierarchies({name: table.values[name] for name in wanted})
     if hierarchies:
@@ -652,8 +663,44 @@ def schema_manifest(schema: Path | None) -> dict | None:
     return read_schema_file(schema).manifest_entry()
 
 
+def data_separator(path: Path) -> str:
+    """The field separator of a ``--data`` CSV, detected from its header line
+    (:func:`anonlab.release_io.detect_separator`: ``,`` unless another of ``;``, tab, ``|``
+    occurs more often there; ARX writes ``;``). Commands print it when it is not ``,``."""
+    from anonlab.release_io import detect_separator
+
+    return detect_separator(path)
+
+
+def separator_note(path: Path | None) -> str | None:
+    """The line a command prints when ``--data`` is not comma-separated, else None."""
+    if path is None or path.suffix.lower() in (".parquet", ".pq"):
+        return None
+    sep = data_separator(path)
+    if sep == ",":
+        return None
+    shown = "tab" if sep == "\t" else repr(sep)
+    return f"--data {str(path)!r}: {shown}-separated (detected from its header line)"
+
+
+def hierarchy_files(folder: Path) -> dict[str, Path]:
+    """The hierarchy files of a ``--hierarchies`` folder by column: ``COLUMN.csv``, or ARX's
+    ``NAME_hierarchy_COLUMN.csv`` (as ARX's examples name them: ``adult_hierarchy_age.csv``)."""
+    out: dict[str, Path] = {}
+    for f in sorted(folder.glob("*.csv")):
+        name = f.stem.split("_hierarchy_", 1)[1] if "_hierarchy_" in f.stem else f.stem
+        if name in out:
+            raise AnonlabError(
+                f"--hierarchies {str(folder)!r}: two files give column {name!r}'s hierarchy "
+                f"({out[name].name} and {f.name}); keep one"
+            )
+        out[name] = f
+    return out
+
+
 def read_header(path: Path, parquet: bool) -> list[str]:
-    """The column names of a CSV or Parquet file, read without its rows."""
+    """The column names of a CSV (its separator detected, :func:`data_separator`) or Parquet
+    file, read without its rows."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -663,7 +710,8 @@ def read_header(path: Path, parquet: bool) -> list[str]:
     try:
         if parquet:
             return [str(c) for c in pq.read_schema(path).names]
-        return read_csv_header(path)  # as written: not renamed, formula guard removed
+        # as written: not renamed, formula guard removed
+        return read_csv_header(path, data_separator(path))
     except (OSError, ValueError, UnicodeDecodeError, pa.ArrowException) as exc:
         raise AnonlabError(f"cannot read {str(path)!r}: {exc}") from None
 

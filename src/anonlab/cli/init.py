@@ -35,13 +35,14 @@ def init(
     """Draft a schema file for DATA: each column's type as read, a GUESSED role and hierarchy
     builder; review it, then `anonlab anonymize --data DATA --schema FILE ...`."""
     from anonlab.atomic_output import atomic_write_text, require_file_free
-    from anonlab.cli.common import read_header
+    from anonlab.cli.common import data_separator, read_header, separator_note
     from anonlab.schema_file import draft_schema, dump_schema
     from anonlab.table import Table
 
     require_file_free(out_file, "--out", force)  # before any work
     parquet = data.suffix.lower() in (".parquet", ".pq")
     columns = read_header(data, parquet)
+    sep = {} if parquet else {"sep": data_separator(data)}
     reader = Table.from_parquet if parquet else Table.from_csv
     with stage(f"reading {data}", as_json):
         table = reader(
@@ -49,6 +50,7 @@ def init(
             quasi_identifiers=columns[:1],
             insensitive=columns[1:],
             drop_missing=True,
+            **sep,
         )
     draft, suggestions = draft_schema(table, str(data))
     atomic_write_text(out_file, dump_schema(draft))
@@ -81,6 +83,9 @@ def init(
         hierarchy = "none" if s.hierarchy is None else json.dumps(s.hierarchy)
         add_row(tab, s.name, s.type, s.role, hierarchy, s.why)
     out.print(tab)
+    sep_line = separator_note(data)
+    if sep_line is not None:
+        say(sep_line)
     say("column types as read (change with the 'type' fields):")
     for line in table.type_lines():
         say(f"  {line}", soft_wrap=True)
