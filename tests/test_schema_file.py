@@ -169,6 +169,17 @@ def test_anonymize_with_the_reviewed_schema(cli, hospital, draft, tmp_path):
     )
     assert code == 0, err
     assert "identifiers dropped" in out and "patient_id, name" in out
+    # every type decision is in the command's output, one line per kept column
+    flat = " ".join(out.split())
+    for line in (
+        "zip: text (declared)",
+        "birth_date: date (declared)",
+        "admission_date: date (declared)",
+        "length_of_stay: integer (declared)",
+    ):
+        assert line in flat, line
+    kept = [c for c in frame.columns if c not in ("patient_id", "name")]
+    assert all(f"{c}: " in flat for c in kept)
     with open(release / "published" / "generalized.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     published = pd.DataFrame(rows)
