@@ -1139,6 +1139,21 @@ def _encode(
     data, source, order = _prepare(col)
     codes, keys = pd.factorize(data, sort=False)
     keys = np.asarray(keys) if source == "number" else np.asarray(keys, dtype=object)
+    return _encode_rows(name, codes, keys, source, order, declared, hierarchy, row_id)
+
+
+def _encode_rows(
+    name: str,
+    codes: np.ndarray,
+    keys: np.ndarray,
+    source: str,
+    order: list[str] | None,
+    declared: Declared,
+    hierarchy: Hierarchy | None,
+    row_id: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, dict]:
+    """:func:`_encode_keys` for rows given as ``codes`` into their distinct ``keys`` (first
+    appearance order); the final int32 code of each row, the domain and the type decision."""
 
     def locate(mask: np.ndarray) -> tuple[int, int]:
         first = int(np.flatnonzero(mask[codes])[0])
@@ -1248,18 +1263,7 @@ class _TextColumn:
         else:
             codes, present = pd.factorize(self.row_key[keep_rows], sort=False)
             keys = self.labels[np.asarray(present, dtype=np.int64)]
-
-        def locate(mask: np.ndarray) -> tuple[int, int]:
-            first = int(np.flatnonzero(mask[codes])[0])
-            return int(row_id[first]) + 1, int(codes[first])
-
-        def counts() -> np.ndarray:
-            return np.bincount(codes, minlength=len(keys))
-
-        rank, values, decision = _encode_keys(
-            name, keys, "text", None, declared, hierarchy, locate, counts
-        )
-        return rank[codes].astype(np.int32), values, decision
+        return _encode_rows(name, codes, keys, "text", None, declared, hierarchy, row_id)
 
 
 def _not_numeric(name: str, bad: object, row: int, parsed: bool = False) -> str:
