@@ -155,3 +155,63 @@ def test_mask_checker_survey_small():
     assert (survey.tables == 2).all()
     assert (survey.leak <= survey.leak_with_fact).all()  # "safe" needs both
     assert (survey.max_smart <= 1).all() and (survey.perturbed <= survey.tables).all()
+
+
+def _violating(table, k, m, as_one):
+    """Groups of Mondrian's k-anonymization (MASK's partition) violating m-confidentiality over
+    the low-education set: as one value (its count) or per value (any of its values)."""
+    from anonlab.anonymize import mondrian
+    from anonlab.grouping import group_histogram
+
+    base = mondrian(table, k=k)
+    sens = table.require_sensitive()
+    hist = group_histogram(base.group, table.codes[sens], base.n_groups, table.domain_size(sens))
+    low = hist[:, table.value_mask(sens, jin.LOW_EDUCATION)]
+    cap = hist.sum(axis=1) // m
+    return int((low.sum(axis=1) > cap).sum() if as_one else (low > cap[:, None]).any(axis=1).sum())
+
+
+def test_figure6_protects_below_high_school_as_one_value(adult):
+    """Issue 18 part 5: the paper (after Wong et al.) protects "below high school" as one value.
+    The default run perturbs exactly the groups whose low-education count exceeds ⌊|G|/m⌋; the
+    per-value reading, kept beside it, only those where one value does (fewer)."""
+    runs = jin.figure6a(ks=(5,), ms=(5,), seeds=range(1), table=adult)
+    assert runs.protection.tolist() == ["set"]
+    want_set = _violating(adult, 5, 5, True)
+    want_per = _violating(adult, 5, 5, False)
+    assert want_set > want_per
+    assert int(runs.perturbed_groups.iloc[0]) == want_set
+    both = jin.figure6a(ks=(5,), ms=(5,), seeds=range(1), table=adult, protections=jin.PROTECTIONS)
+    per = both[both.protection == "per-value"]
+    assert int(per.perturbed_groups.iloc[0]) == want_per
+    claims = set(jin.check_claims(both, None, None).claim)
+    assert "6a [set]: no false positive" in claims and "6a [per-value]: no false positive" in claims
+
+
+def test_mask_release_as_one_value_publishes_original_values(adult):
+    """The set-protected MASK publishes the original education of every record it kept, and a
+    non-sensitive value for every record it changed (never a low value, never a merged label)."""
+    r = jin.mask_release(adult, 5, 3, seed=1, protection="set")
+    sens = "education"
+    low = adult.value_mask(sens, jin.LOW_EDUCATION)
+    changed = r.sensitive_codes != adult.codes[sens]
+    assert changed.any()
+    assert low[adult.codes[sens][changed]].all()  # only low records change
+    assert not low[r.sensitive_codes[changed]].any()  # ... to non-low values
+    assert r.manifest["parameters"]["as_one_value"] is True
+    assert r.manifest["parameters"]["sensitive_values"] == list(jin.LOW_EDUCATION)
+    assert jin.protects(r, "mask", 3, "set")
+    assert r.manifest["violating_groups"] == _violating(adult, 5, 3, True)
+
+
+def test_repairs_compare_like_with_like(adult):
+    """Figure 6's repairs under each reading: MASK+/MASK++ protect what MASK protects ("set",
+    "per-value") or cap every value ("all-values"); each release meets its reading's condition."""
+    for reading in jin.REPAIR_READINGS:
+        for alg in ("mask", "mask+", "mask++"):
+            r = jin.repair_release(adult, alg, 10, 3, 0, reading)
+            assert jin.protects(r, alg, 3, reading), (reading, alg)
+    sub = jin.repair_release(adult, "mask++", 50, 3, 0, "set")
+    every = jin.repair_release(adult, "mask++", 50, 3, 0, "all-values")
+    # protecting the set perturbs far fewer records than capping all 16 values (E10)
+    assert sub.manifest["perturbed_records"] < every.manifest["perturbed_records"] / 5

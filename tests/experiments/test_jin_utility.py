@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from anonlab.experiments import jin_utility as ju
@@ -81,3 +82,20 @@ def test_sweeps_small():
     assert len(s7) == 3 * 2 * 2 and s7.private.all()
     with pytest.raises(ValueError, match="figure"):
         ju.sweeps("8", table7)
+
+
+def test_figure7_readings_compare_like_with_like():
+    """Issue 18 part 5: by default MASK, MASK+ and MASK++ protect the same set (below high
+    school, as one value); the "all-values" reading (MASK++ caps all 16 values, E10) is kept
+    beside it. MASK's rows are the same under both; MASK++ perturbs fewer records on the set."""
+    table = ju._sample(ju.adult_table(), 3000, 2)
+    kw = {"ks": (10,), "ms": (3,), "k_fixed": 10, "k_ablation": (), "n_queries": 200}
+    subset = ju.figure7(table, **kw)
+    every = ju.figure7(table, reading="all-values", **kw)
+    assert set(subset.reading) == {"set"} and set(every.reading) == {"all-values"}
+    assert subset.private.all() and every.private.all()
+    mpp = [f[f.algorithm == "mask++"].perturbed_records.sum() for f in (subset, every)]
+    assert mpp[0] < mpp[1]
+    cols = ["panel", "scheme", "k", "m", "error", "perturbed_records"]
+    mask_rows = [f[f.algorithm == "mask"][cols].reset_index(drop=True) for f in (subset, every)]
+    pd.testing.assert_frame_equal(mask_rows[0], mask_rows[1])

@@ -43,11 +43,28 @@ k-anonymous groups, and thus the effect of our stratified pick-up is weakened", 
 
 Choices where the paper is silent:
 
-* **Sensitive set.** The paper formalizes MASK+ with every SA value capped (§6.3), while its
-  experiment names four sensitive education values (E10). The look-ahead bound (Eq. 21) assumes
-  every unread value is capped, so a subset needs another derivation the paper does not give;
-  ``sensitive_values`` must therefore be ``None`` (every value, the default), or name every value.
-  Comparisons with MASK's 4-value setting say so (docs/asap.md).
+* **Sensitive set** (``sensitive_values``, ``as_one_value``). The paper formalizes MASK+ with
+  every SA value capped (§6.3), while its experiment protects four education values, as MASK
+  does (E10; issue 18, part 5). With a protected subset ``S`` (same meaning as MASK's: each value
+  of ``S`` at most ``⌊|G|/m⌋``; the others unconstrained) the algorithm above is kept with two
+  changes, both reducing to the printed algorithm when ``S`` is every value: (a) the read test
+  of step 2 is applied only while some unread value is in ``S`` — once every protected value has
+  been read (each within the cap), no later read can violate, so the group is published as is;
+  (b) in step 4 only values of ``S`` are capped: the fill runs as printed (every Type-2 value up
+  to ``cap``) and what it cannot place goes to the unprotected Type-2 value first in the fill
+  order. In the ascending order, ties put protected values first (then code order), so a
+  protected value absent from the group is read first rather than after the unprotected zeros.
+  The published group keeps what the printed algorithm keeps (Type-1 frequencies exact, Type-2
+  values at least ``f_r``), the identities of the values being public, so the argument of
+  Theorem 6.3 carries over; it is ours, not the paper's. The fill is always feasible when at
+  least two values are unprotected (a stop with every Type-2 value protected then has ``r >= 2``
+  and the successful read of ``f_r`` bounds the residual); with at most one, E8's condition is
+  required as printed. ``as_one_value=True`` protects ``S`` as one value ("below high school"):
+  the look-ahead runs on the histogram with ``S`` merged into one column (at the position of its
+  first value), and a record moved *into* the set gets one of its values uniformly at random.
+  MASK++'s pick-up then constrains the protected values only (the merged column under
+  ``as_one_value``), every other record a bucket of its own, as in
+  :func:`~anonlab.anonymize.anatomy.anatomy`.
 * **Fill order (I2).** By default (``fill="paper"``) ties in the ascending order go by code and
   Type-2 values are filled from the highest original frequency down, as printed; which values
   end up at ``cap`` then reveals the original order (an uneven fill shows which Type-2 value was
@@ -91,6 +108,7 @@ def local_look_ahead(
     hist: np.ndarray,
     m: int,
     *,
+    sensitive: np.ndarray | None = None,
     check_feasible: bool = True,
     fill: str = "paper",
     rng: np.random.Generator | None = None,
@@ -102,12 +120,19 @@ def local_look_ahead(
     hist : ndarray of shape (n_groups, D)
         Counts of each sensitive value (the whole domain, absent values 0) per group.
     m : int
+    sensitive : ndarray of bool, shape (D,), optional
+        The protected values (default: every value, the paper's formalization). With a subset
+        the look-ahead stops only while an unread value is protected, and only protected values
+        are capped (see the module docstring, "Sensitive set").
     check_feasible : bool
-        Raise :class:`IneligibleError` when some group violates ``⌊|G|/m⌋·(D−1) >= |G|`` (E8).
+        Raise :class:`IneligibleError` when some group violates ``⌊|G|/m⌋·(D−1) >= |G|`` (E8);
+        checked only when at most one value is unprotected (otherwise the fill is always
+        feasible).
     fill : {"paper", "random"}
-        ``"paper"``: ties in the ascending order by code, Type-2 values filled from the highest
-        original frequency down (as printed). ``"random"``: ties broken at random and Type-2
-        values filled in a random order (notes I2; needs ``rng``).
+        ``"paper"``: ties in the ascending order by code (protected values first), Type-2 values
+        filled from the highest original frequency down (as printed). ``"random"``: ties broken
+        at random (protected values first) and Type-2 values filled in a random order (notes I2;
+        needs ``rng``).
     rng : numpy Generator, optional
         For ``fill="random"``.
 
@@ -123,7 +148,12 @@ def local_look_ahead(
     n_groups, d = hist.shape
     sizes = hist.sum(axis=1)
     cap = sizes // m
-    if check_feasible:
+    if sensitive is None:
+        sensitive = np.ones(d, dtype=bool)
+    sensitive = np.asarray(sensitive, dtype=bool)
+    if sensitive.shape != (d,):
+        raise AnonlabError(f"'sensitive' must hold one flag per value ({d}), got {sensitive.shape}")
+    if check_feasible and sensitive.sum() >= d - 1:
         bad = np.flatnonzero(cap * (d - 1) < sizes)
         if len(bad):
             g = int(bad[np.argmin(sizes[bad])])
@@ -139,18 +169,24 @@ def local_look_ahead(
     if fill == "random":
         if rng is None:
             raise AnonlabError("fill='random' needs a random generator (rng)")
-        # ascending, ties at random: sort by frequency + a uniform fraction
-        order = np.argsort(hist + rng.random(hist.shape), axis=1)
+        # ascending, ties at random (protected values first): frequency + a uniform fraction
+        order = np.argsort(2 * hist + ~sensitive + rng.random(hist.shape), axis=1)
     else:
-        order = np.argsort(hist, axis=1, kind="stable")  # ascending, ties by code
+        # ascending, ties: protected values first, then by code
+        order = np.argsort(2 * hist + ~sensitive, axis=1, kind="stable")
     f = np.take_along_axis(hist, order, axis=1)
     csum = np.cumsum(f, axis=1)
+    # open_sens[g, p]: a value at sorted position >= p (0-based) is protected, i.e. some value
+    # still unread before f_{p+1} is read could be protected
+    sens_sorted = sensitive[order]
+    open_sens = np.flip(np.logical_or.accumulate(np.flip(sens_sorted, axis=1), axis=1), axis=1)
     read = np.full(n_groups, d, dtype=np.int64)
     if d >= 3:
         i = np.arange(2, d)  # 1-based i = 2 .. D-1
         # fails iff (|G| - C_{i-1} - f_{i-1}) > cap * (D - i); C, f 0-based at i-2
         lhs = sizes[:, None] - csum[:, i - 2] - f[:, i - 2]
         fails = lhs > cap[:, None] * (d - i)[None, :]
+        fails &= open_sens[:, i - 1]  # nothing protected left unread: no read can violate
         any_fail = fails.any(axis=1)
         first = np.argmax(fails, axis=1)  # index into i
         read[any_fail] = first[any_fail] + 1  # r = i - 1 = (first + 2) - 1
@@ -164,16 +200,20 @@ def local_look_ahead(
         t = d - r
         residual = sizes[pert] - c_r - t * f_r
         room = cap[pert] - f_r
-        if np.any(residual > t * room):  # excluded by the E8 check
-            g = int(pert[np.argmax(residual > t * room)])
+        j = np.arange(d)[None, :]
+        # unprotected Type-2 values take what the capped fill leaves (uncapped)
+        free = ~sens_sorted[pert] & (j >= r[:, None])
+        if np.any((residual > t * room) & ~free.any(axis=1)):  # excluded by the E8 check
+            g = int(pert[np.argmax((residual > t * room) & ~free.any(axis=1))])
             raise IneligibleError(
                 f"MASK+ perturbation infeasible for a group of {int(sizes[g])} records at m = {m} "
                 f"(notes E8): its Type-2 values cannot absorb the records at ⌊|G|/m⌋ each"
             )
+        left = np.maximum(residual - t * room, 0)
+        residual = residual - left
         safe_room = np.where(room > 0, room, 1)
         q = np.where(room > 0, residual // safe_room, 0)
         rem = np.where(room > 0, residual % safe_room, 0)
-        j = np.arange(d)[None, :]
         if fill == "random":  # Type-2 positions ranked in a random order
             key = np.where(j >= r[:, None], rng.random((len(pert), d)), np.inf)
             u = np.empty((len(pert), d), dtype=np.int64)
@@ -185,6 +225,10 @@ def local_look_ahead(
             cap[pert][:, None],
             np.where(u == q[:, None], f_r[:, None] + rem[:, None], f_r[:, None]),
         )
+        # the leftover goes to the unprotected Type-2 value first in the fill order
+        first_free = np.argmin(np.where(free, u, d), axis=1)
+        rows = np.flatnonzero(left > 0)
+        new_sorted[rows, first_free[rows]] += left[rows]
         new_sorted = np.where(j < r[:, None], fp, new_sorted)
         out = np.empty_like(new_sorted)
         np.put_along_axis(out, order[pert], new_sorted, axis=1)
@@ -220,8 +264,15 @@ def _perturb_records(
 
 
 def _validate(
-    table: Table, k: int, m: int, sensitive_values: Sequence[str] | None, scheme: str, seed: int
-) -> tuple[int, int, str, int]:
+    table: Table,
+    k: int,
+    m: int,
+    sensitive_values: Sequence[str] | None,
+    as_one_value: bool,
+    scheme: str,
+    seed: int,
+) -> tuple[int, int, str, int, np.ndarray]:
+    """Checked parameters and the mask of protected values (every value when ``None``)."""
     k = check_int("k", k, minimum=1)
     m = check_int("m", m, minimum=1)
     if m > k:
@@ -232,39 +283,88 @@ def _validate(
     scheme = check_choice("scheme", scheme, SCHEMES)
     seed = check_seed(seed)
     sens = table.require_sensitive()
-    if sensitive_values is not None:
+    d = table.domain_size(sens)
+    if sensitive_values is None:
+        if as_one_value:
+            raise AnonlabError("as_one_value needs sensitive_values (the set to protect as one)")
+        protected = np.ones(d, dtype=bool)
+    else:
         if isinstance(sensitive_values, str | bytes):
             raise AnonlabError(
                 f"parameter 'sensitive_values' must be a list of values, got the string "
-                f"{sensitive_values!r}"
+                f"{sensitive_values!r}; write [{sensitive_values!r}]"
             )
-        if not table.value_mask(sens, sensitive_values).all():
-            raise AnonlabError(
-                "parameter 'sensitive_values': MASK+ caps every value of the sensitive "
-                "attribute (Jin et al. §6.3; the look-ahead bound of Eq. 21 assumes every unread "
-                "value is capped), so a subset cannot be protected on its own; omit "
-                "sensitive_values (every value is then sensitive). See docs/asap.md (E10)"
-            )
-    d = table.domain_size(sens)
-    if d <= m:
+        try:
+            protected = np.asarray(table.value_mask(sens, sensitive_values), dtype=bool)
+        except AnonlabError as exc:
+            raise AnonlabError(f"parameter 'sensitive_values': {exc}") from None
+        if not protected.any():
+            raise AnonlabError("parameter 'sensitive_values' names no value to protect")
+    # the look-ahead's domain: one column for the whole set when it is protected as one value
+    d_look = d - int(protected.sum()) + 1 if as_one_value else d
+    if d_look <= m:
         raise IneligibleError(
-            f"MASK+ needs more sensitive values than m: |D_S| = {d} for {sens!r}, m = {m}; "
-            f"use m <= {max(d - 1, 1)}"
+            f"MASK+ needs more sensitive values than m: |D_S| = {d_look} for {sens!r}"
+            + (" (the protected set counted as one value)" if as_one_value else "")
+            + f", m = {m}; use m <= {max(d_look - 1, 1)}"
         )
-    return k, m, scheme, seed
+    return k, m, scheme, seed, protected
+
+
+def _merge_columns(protected: np.ndarray) -> np.ndarray:
+    """Column of each value when the protected set is one value: the set takes the column of
+    its first value, the other values keep their code order."""
+    keep = ~protected
+    keep[np.flatnonzero(protected)[0]] = True
+    column = np.cumsum(keep) - 1
+    column[protected] = column[np.flatnonzero(protected)[0]]
+    return column
 
 
 def _mask_plus_groups(
-    table: Table, k: int, m: int, scheme: str, seed: int, fill: str
-) -> tuple[Release, np.ndarray, dict, np.random.Generator]:
+    table: Table,
+    k: int,
+    m: int,
+    scheme: str,
+    seed: int,
+    fill: str,
+    protected: np.ndarray,
+    as_one_value: bool,
+) -> tuple[Release, np.ndarray, dict, np.random.Generator, np.ndarray, np.ndarray]:
+    """MASK+ on the k-anonymous groups. Returns (the k-anonymization, published codes, manifest
+    counts, the generator, and the codes and protected mask the look-ahead worked on — the
+    merged domain under ``as_one_value``, for the pick-up)."""
     base = mondrian(table, k=k, scheme=scheme, seed=seed)
     sens = table.require_sensitive()
-    codes = table.codes[sens]
-    d = table.domain_size(sens)
-    hist = group_histogram(base.group, codes, base.n_groups, d)
+    codes = table.codes[sens].astype(np.int64)
+    if as_one_value:
+        column = _merge_columns(protected)
+        work = column[codes]
+        work_protected = np.zeros(int(column.max()) + 1, dtype=bool)
+        work_protected[column[protected][0]] = True
+    else:
+        work, work_protected = codes, protected
+    d = len(work_protected)
+    hist = group_histogram(base.group, work, base.n_groups, d)
     rng = rng_from_seed(seed)
-    target, read = local_look_ahead(hist, m, fill=fill, rng=rng)
-    published = _perturb_records(base.group, codes, hist, target, rng)
+    target, read = local_look_ahead(hist, m, sensitive=work_protected, fill=fill, rng=rng)
+    published_work = _perturb_records(base.group, work, hist, target, rng)
+    if as_one_value:
+        # unchanged records keep their own value; a record moved into the set gets one of the
+        # set's values uniformly at random (independent of the quasi-identifiers)
+        published = codes.copy()
+        moved = published_work != work
+        members = np.flatnonzero(protected)
+        into_set = moved & work_protected[published_work]
+        inverse = np.flatnonzero(~protected)
+        out_of_set = moved & ~work_protected[published_work]
+        # column -> original code for the unprotected values
+        back = np.empty(d, dtype=np.int64)
+        back[column[inverse]] = inverse
+        published[out_of_set] = back[published_work[out_of_set]]
+        published[into_set] = members[rng.integers(len(members), size=int(into_set.sum()))]
+    else:
+        published = published_work
     info = {
         "partition": "mondrian",
         "look_ahead": "local",
@@ -274,7 +374,21 @@ def _mask_plus_groups(
         # ... and those whose published frequencies differ from the original ones
         "perturbed_groups": int(np.count_nonzero((target != hist).any(axis=1))),
     }
-    return base, published, info, rng
+    return base, published, info, rng, published_work, work_protected
+
+
+def _parameters(k, m, table, protected, as_one_value, fill) -> dict:
+    values = None
+    if not protected.all() or as_one_value:
+        domain = table.values[table.require_sensitive()]
+        values = [str(v) for v in domain[protected]]
+    return {
+        "k": k,
+        "m": m,
+        "sensitive_values": values,
+        "as_one_value": bool(as_one_value),
+        "fill": fill,
+    }
 
 
 @takes_table_or_frame
@@ -284,6 +398,7 @@ def mask_plus(
     m: int,
     *,
     sensitive_values: Sequence[str] | None = None,
+    as_one_value: bool = False,
     scheme: str = "generalization",
     fill: str = "paper",
     seed: int = 0,
@@ -297,10 +412,16 @@ def mask_plus(
     k : int
         The k-anonymization (strict Mondrian on the QI) makes groups of at least ``k`` records.
     m : int
-        1 <= m <= k and m < |D_S|. Every published group holds each value at most ``⌊|G|/m⌋``
-        times.
-    sensitive_values : None
-        Every value is capped (the paper's formalization); a proper subset raises (see module).
+        1 <= m <= k and m < |D_S| (|D_S| counts the protected set once under ``as_one_value``).
+        Every published group holds each protected value at most ``⌊|G|/m⌋`` times.
+    sensitive_values : sequence of str, optional
+        The protected values, as for :func:`~anonlab.anonymize.mask.mask` (default ``None``:
+        every value, the paper's formalization). Values outside the set are never capped and
+        their records change only to take what the capped fill leaves (see the module's
+        "Sensitive set").
+    as_one_value : bool
+        Protect ``sensitive_values`` as one value: the set's total is capped at ``⌊|G|/m⌋``
+        (Wong et al.'s and Jin et al.'s "below high school"). Needs ``sensitive_values``.
     scheme : {"generalization", "bucketization"}
     fill : {"paper", "random"}
         ``"paper"`` (default): ties by code, Type-2 values filled from the most frequent down, as
@@ -318,14 +439,19 @@ def mask_plus(
     Raises
     ------
     IneligibleError
-        If some k-anonymous group fails ``⌊|G|/m⌋·(|D_S|−1) >= |G|`` (E8), or ``m >= |D_S|``.
+        If some k-anonymous group fails ``⌊|G|/m⌋·(|D_S|−1) >= |G|`` (E8; checked when at most
+        one value is unprotected), or ``m >= |D_S|``.
     """
-    k, m, scheme, seed = _validate(table, k, m, sensitive_values, scheme, seed)
+    k, m, scheme, seed, protected = _validate(
+        table, k, m, sensitive_values, as_one_value, scheme, seed
+    )
     fill = check_choice("fill", fill, FILLS)
-    base, published, info, _ = _mask_plus_groups(table, k, m, scheme, seed, fill)
+    base, published, info, *_ = _mask_plus_groups(
+        table, k, m, scheme, seed, fill, protected, as_one_value
+    )
     manifest = {
         "algorithm": "mask+",
-        "parameters": {"k": k, "m": m, "sensitive_values": None, "fill": fill},
+        "parameters": _parameters(k, m, table, protected, as_one_value, fill),
         "seed": seed,
         **info,
     }
@@ -339,6 +465,7 @@ def mask_plus_plus(
     m: int,
     *,
     sensitive_values: Sequence[str] | None = None,
+    as_one_value: bool = False,
     scheme: str = "generalization",
     fill: str = "paper",
     seed: int = 0,
@@ -346,7 +473,8 @@ def mask_plus_plus(
     """MASK++: MASK+ then stratified pick-up with ℓ = m (Jin et al. §7, §8.2).
 
     Parameters are those of :func:`mask_plus`. The pick-up's seed is drawn from the same seeded
-    generator, after MASK+'s draws.
+    generator, after MASK+'s draws; it constrains the protected values only (the set as one
+    value under ``as_one_value``), as :func:`~anonlab.anonymize.anatomy.anatomy` does.
 
     Returns
     -------
@@ -356,17 +484,20 @@ def mask_plus_plus(
     """
     from anonlab.anonymize.stratified_pickup import pickup_groups
 
-    k, m, scheme, seed = _validate(table, k, m, sensitive_values, scheme, seed)
+    k, m, scheme, seed, protected = _validate(
+        table, k, m, sensitive_values, as_one_value, scheme, seed
+    )
     fill = check_choice("fill", fill, FILLS)
-    base, published, info, rng = _mask_plus_groups(table, k, m, scheme, seed, fill)
-    d = table.domain_size(table.require_sensitive())
+    base, published, info, rng, work, work_protected = _mask_plus_groups(
+        table, k, m, scheme, seed, fill, protected, as_one_value
+    )
     pickup_seed = int(rng.integers(2**62))
     new_group, pickup = pickup_groups(
-        base.group, base.n_groups, published, np.ones(d, dtype=bool), m, pickup_seed
+        base.group, base.n_groups, work, work_protected, m, pickup_seed
     )
     manifest = {
         "algorithm": "mask++",
-        "parameters": {"k": k, "m": m, "sensitive_values": None, "fill": fill},
+        "parameters": _parameters(k, m, table, protected, as_one_value, fill),
         "seed": seed,
         **info,
         "pickup": pickup,

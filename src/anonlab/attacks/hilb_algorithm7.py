@@ -4,9 +4,9 @@ Hilb (:mod:`anonlab.anonymize.hilb`) forms each *greedy* group ``G1`` from the `
 heads (lowest Hilbert index ``Q_T`` of each sensitive-value bucket) with the lowest ``Q_T``. If a
 record ``t`` that was still unassigned when ``G1`` formed has ``Q_T(t)`` inside
 ``[min Q_T(G1), max Q_T(G1)]``, then ``t`` was not the head of its bucket, so the head — a record
-of ``G1`` with the same sensitive value and a lower ``Q_T`` — is in ``G1``. Hence
-``t[S] ∈ SA(G1) ∩ SA(group of t)``, and the member of ``G1`` ranked before ``t`` that holds that
-value has it too (notes/jin-asap-algorithm-safe-publishing.md §2.11-D, §3.7).
+of ``G1`` with the same sensitive value and a lower ``Q_T`` — is in ``G1``. Hence ``t[S]`` is
+the value of a member of ``G1`` ranked below ``t`` (in particular ``t[S] ∈ SA(G1) ∩ SA(group
+of t)``; notes/jin-asap-algorithm-safe-publishing.md §2.11-D, §3.7).
 
 Algorithm 7 (the paper's lines; "Goto Line 14" read as *stop*, notes E11):
 
@@ -22,13 +22,33 @@ Counting compromised records (the paper does not say how; notes E12), both repor
 
 * **union rule**: every record of a vulnerable group and of the groups in its ``G~``. This is the
   reading that reproduces the paper's worked count of 4 on Figure 8.
-* **strict rule**: records whose value is pinned down, by propagating to a fixed point
-  (i) *intersection*: a flagged ``t`` whose candidate set — the values of ``G1`` and of ``t``'s
-  group not already pinned to another member — has one value is pinned to it, and so is the only
-  unpinned member of ``G1`` ranked before ``t`` if there is just one; (ii) *completion*: when the
-  values left in a group after removing the pinned ones are all equal, its unpinned members get
-  that value. Pinned values are compared with the true ones (``strict_precision``); a conflict
-  (two rules pin different values) unpins nothing and is counted.
+* **strict rule**: records whose value is pinned down. The adversary's constraints are the
+  published multiset of each group and, for every *flag* — a record ``t`` and a vulnerable group
+  ``G1`` whose ``Q_T`` range held ``t`` while ``t`` was unassigned — the paper's inference taken
+  to the end: ``t`` "would have been included when generating G1" had it been a frontier head
+  (§8.3.1), so the head of its bucket is in ``G1`` *and ranked below* ``t`` (members ranked
+  above ``t`` are the heads of other buckets; notes §2.11-D). Hence ``t[S]`` is the value of a
+  member of ``G1`` ranked below ``t`` — not any value of ``G1``. A record flagged by several
+  vulnerable groups (their ranges overlap while it waits) gets the constraint of the last of
+  them, which with the other flags implies the earlier ones (see :func:`_scan`). Each record's
+  domain of possible values — initially its group's published values — is narrowed to a fixed
+  point by three sound rules: (i) *source*: ``t``'s domain is cut to the union of the domains
+  of the members of ``G1`` ranked below ``t``; (ii) *holder*: if only one of those members can
+  share a value with ``t``, its domain is cut to ``t``'s; (iii) *counting* in a group: a value
+  with as many copies as members that can hold it goes to all of them, and a value whose copies
+  all sit on members pinned to it leaves the others. A record is pinned when one value is left;
+  records of a touched group with a single published value are not counted (the publication
+  discloses them, not the attack). Pinned values are compared with the true ones
+  (``strict_precision``); a reduction that would leave a record no value (only when the
+  inference is unsound, e.g. ``tie_break="index"``) is refused and counted as a conflict.
+
+  The propagation is sound but not complete: it is a lower bound on the records the
+  constraints determine (a full enumeration can pin more, e.g. through an equality ``x_t =
+  x_h`` combined with the distinct values of ``t``'s group; tests/attacks/test_hilb_strict_rule.py
+  checks soundness against enumeration on small releases). Two earlier simplifications made the
+  count fall with ℓ: candidates were ``SA(G1) ∩ SA(group of t)`` whatever the members' ranks,
+  and only the *first* vulnerable group to flag ``t`` was used, whose constraint the later ones
+  imply (issue 18, part 5).
 
 Ties (many records share a Hilbert index when QIs repeat; the Figure 9 share depends on this):
 ``tie_break="rank"`` (default) uses Hilb's own total order — Hilbert index, then row number — as
@@ -44,7 +64,9 @@ each record's exact QI (published under bucketization; external knowledge under 
 Ground truth is read only to score (``strict_precision``, ``union_precision``).
 
 The scan is compiled (numba): one pass over the groups in order, each looking at the ranks in its
-``Q_T`` range, then the fixed-point propagation over the flagged records.
+``Q_T`` range and keeping each record's last flagging group; then the fixed-point propagation,
+a worklist over the flags and the touched groups. Domains are stored for the records of
+touched groups only, one flag per (record, distinct value of its group).
 """
 
 from __future__ import annotations
@@ -78,12 +100,16 @@ class Algorithm7Result:
         Compromised under the union rule.
     flagged_records : ndarray of bool, shape (n_rows,)
         The records ``t`` found inside a vulnerable group's ``Q_T`` range.
+    candidate_ok : ndarray of bool, shape (n_rows,)
+        Scoring only: flagged records whose flag's inference holds on the true values (a member
+        of the last flagging group ranked below the record holds its value).
     pinned_value : ndarray of int, shape (n_rows,)
         Sensitive code pinned by the strict rule, ``-1`` if none.
     true_value : ndarray of int, shape (n_rows,)
         Ground truth (scoring only).
     conflicts : int
-        Records two rules tried to pin to different values.
+        Records at which the rules contradicted each other (a reduction that would have left no
+        value was refused); 0 whenever the inference is sound.
     """
 
     l: int
@@ -121,7 +147,8 @@ class Algorithm7Result:
 
     @property
     def union_precision(self) -> float:
-        """Share of flagged records whose true value is in their candidate set (nan if none)."""
+        """Share of flagged records for which the inference holds on the truth: the (last)
+        flagging group has a member ranked below the record holding its value (nan if none)."""
         f = int(self.flagged_records.sum())
         return int(self.candidate_ok.sum()) / f if f else float("nan")
 
@@ -177,9 +204,18 @@ def _scan(
     rank_key: np.ndarray,
     group: np.ndarray,
     l: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
-    """Lines 3-14. Returns (vulnerable flag per group, partner flag per group, flagged record,
-    the vulnerable group that flagged each record (-1), number of groups examined)."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Lines 3-14. Returns (vulnerable flag per group, partner flag per group, the *last*
+    vulnerable group whose ``Q_T`` range held each record while it was unassigned (-1), number
+    of groups examined).
+
+    The last flagging group ``G1'`` says all the earlier ones ``G1`` say: ``t`` holds the value
+    of some ``h'`` of ``G1'`` ranked below ``t``; ``h'`` lies in ``G1``'s range (above its
+    lowest member, below ``t``) and was unassigned when ``G1`` formed, so it is flagged by
+    ``G1`` with fewer members below it; by induction on the rank, the constraint of
+    ``(t, G1)`` follows from the last-flagger constraints. Keeping one flag per record bounds
+    the memory by ``n`` (the flags of all groups number 24 per flagged record on the 300,000-row
+    resample at ℓ = 4)."""
     n_groups, n_values = hist.shape
     n = by_rank.shape[0]
     remaining_hist = np.zeros(n_values, dtype=np.int64)
@@ -196,7 +232,6 @@ def _scan(
     remaining = n
     vulnerable = np.zeros(n_groups, dtype=np.bool_)
     partner = np.zeros(n_groups, dtype=np.bool_)
-    flagged = np.zeros(n, dtype=np.bool_)
     flagger = np.full(n, -1, dtype=np.int64)
     examined = 0
     for i in range(n_groups):
@@ -216,9 +251,7 @@ def _scan(
                 if pos[g2] > i:
                     found = True
                     partner[g2] = True
-                    if flagger[rec] < 0:
-                        flagged[rec] = True
-                        flagger[rec] = g1
+                    flagger[rec] = g1
             if found:
                 vulnerable[g1] = True
         # remove G1 from the remaining records
@@ -232,146 +265,290 @@ def _scan(
         while smax > 0 and count_of[smax] == 0:
             smax -= 1
         remaining -= size
-    return vulnerable, partner, flagged, flagger, examined
+    return vulnerable, partner, flagger, examined
 
 
 @njit(cache=True)
-def _assign(r, g, v, pinned, left, distinct, unpinned, queue, qlen) -> int:
-    """Pin record ``r`` of group ``g`` to value ``v``; queue ``g`` for completion if ready."""
-    pinned[r] = v
-    left[g, v] -= 1
-    if left[g, v] == 0:
-        distinct[g] -= 1
-    unpinned[g] -= 1
-    if distinct[g] == 1 and unpinned[g] > 0:
-        queue[qlen] = g
-        qlen += 1
-    return qlen
+def _push(queue, in_queue, head_tail, slot, item) -> None:
+    """Append ``item`` to the circular queue ``queue`` unless it is already waiting."""
+    if in_queue[item]:
+        return
+    in_queue[item] = True
+    tail = head_tail[slot + 1]
+    queue[tail] = item
+    head_tail[slot + 1] = tail + 1 if tail + 1 < queue.shape[0] else 0
+
+
+@njit(cache=True)
+def _pop(queue, in_queue, head_tail, slot) -> int:
+    """Next item of the circular queue, ``-1`` if it is empty."""
+    head = head_tail[slot]
+    if head == head_tail[slot + 1]:
+        return -1
+    item = queue[head]
+    in_queue[item] = False
+    head_tail[slot] = head + 1 if head + 1 < queue.shape[0] else 0
+    return item
+
+
+@njit(cache=True)
+def _drop(r, j, state) -> None:
+    """Remove local value ``j`` from record ``r``'s domain (the caller checks one value stays)
+    and queue what may change in turn: ``r``'s group, the flags of ``t = r`` and the flags of
+    ``r``'s group on records ranked above ``r`` (``r`` may hold their value). ``state`` is the
+    tuple built in :func:`_pin`."""
+    (dom, dom_start, dsize, nd, group, vals_start, poss, fixed, key) = state[:9]
+    (pair_t, pt_start, pt_idx, pg_lo, pg_hi, pq, pq_in, gq, gq_in, head_tail, done) = state[9:]
+    g = group[r]
+    off = dom_start[r]
+    dom[off + j] = False
+    dsize[r] -= 1
+    vs = vals_start[g]
+    poss[vs + j] -= 1
+    if dsize[r] == 1:
+        for jj in range(nd[g]):
+            if dom[off + jj]:
+                fixed[vs + jj] += 1
+    _push(gq, gq_in, head_tail, 2, g)
+    for k in range(pt_start[r], pt_start[r + 1]):
+        if not done[pt_idx[k]]:
+            _push(pq, pq_in, head_tail, 0, pt_idx[k])
+    # the flags of g are stored in rank order of t: those above r are a suffix
+    lo = pg_lo[g]
+    hi = pg_hi[g]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if key[pair_t[mid]] > key[r]:
+            hi = mid
+        else:
+            lo = mid + 1
+    for p in range(lo, pg_hi[g]):
+        if not done[p]:
+            _push(pq, pq_in, head_tail, 0, p)
 
 
 @njit(cache=True)
 def _pin(
-    flagged_recs: np.ndarray,
-    flagger: np.ndarray,
+    pair_t: np.ndarray,
+    pair_g: np.ndarray,
     members_start: np.ndarray,
-    members: np.ndarray,
     group: np.ndarray,
     key: np.ndarray,
     hist: np.ndarray,
-) -> tuple[np.ndarray, int]:
-    """The strict rule: intersection and completion, iterated to a fixed point.
+) -> tuple[np.ndarray, np.ndarray]:
+    """The strict rule: each record's domain of possible values, narrowed to a fixed point.
 
-    A record is pinned to ``v`` only while its group still has an unassigned copy of ``v``
-    (``left``); a pin that would break this is refused and counted as a conflict (it happens
-    only when the inference is unsound, e.g. with ``tie_break="index"``). Completion runs only
-    on groups the attack touched, so a group whose published values are all equal (possible
-    only with ℓ = 1 or unconstrained values) is not counted as the attack's doing.
+    Records are *slots*: group ``g`` holds slots ``members_start[g]`` to
+    ``members_start[g + 1]``, in ``key`` order (groups numbered in the order Algorithm 7 visits
+    them, so the memory follows ``Q_T``); the flags (``pair_t``, ``pair_g``) come grouped by
+    ``G1`` and, within a group, in ``key`` order of ``t``. Domains start as the published
+    values of the record's group and shrink by three sound rules: (i) *source*: a flagged ``t``
+    holds the value of a member of ``G1`` ranked below ``t``, so its domain is cut to the union
+    of those members' domains; (ii) *holder*: if exactly one member of ``G1`` ranked below ``t``
+    can share a value with ``t``, that member's domain is cut to ``t``'s; (iii) *counting* in a
+    group: a value whose copies equal the members that can hold it goes to all of them; a value
+    whose copies are all on members pinned to it leaves every other member. A reduction that
+    would empty a domain is refused and the record marked as a conflict (only with an unsound
+    inference, e.g. ``tie_break="index"``). A flag is settled once ``t`` and its only possible
+    holder are both pinned. Only groups touched by a flag get domains. Returns the pinned value
+    per slot (``-1``: none, or a touched group with a single published value, disclosed by the
+    publication itself) and the conflict flags.
     """
     n = group.shape[0]
     n_groups, n_values = hist.shape
-    pinned = np.full(n, -1, dtype=np.int64)
-    conflict = np.zeros(n, dtype=np.bool_)
-    left = hist.copy()  # copies of each value of each group not yet pinned to a member
-    unpinned = np.empty(n_groups, dtype=np.int64)
-    distinct = np.zeros(n_groups, dtype=np.int64)
+    n_pairs = pair_t.shape[0]
+    touched = np.zeros(n_groups, dtype=np.bool_)
+    for p in range(n_pairs):
+        touched[pair_g[p]] = True
+        touched[group[pair_t[p]]] = True
+    # the distinct published values of each touched group, sorted (CSR)
+    nd = np.zeros(n_groups, dtype=np.int64)
     for g in range(n_groups):
-        unpinned[g] = members_start[g + 1] - members_start[g]
-        for v in range(n_values):
-            if left[g, v] > 0:
-                distinct[g] += 1
-    queue = np.empty(n + 1, dtype=np.int64)  # each pin queues at most one group
-    n_conflicts = 0
-    after = np.zeros(n_values, dtype=np.int64)
-    resolved = np.zeros(flagged_recs.shape[0], dtype=np.bool_)
-    # a flagged record is re-examined only when one of its two groups changed
-    stamp = np.zeros(n_groups, dtype=np.int64)
-    seen = np.full(flagged_recs.shape[0], -1, dtype=np.int64)
-    clock = 0  # incremented at every pin; stamp[g] = clock of g's last pin
-    changed = True
-    while changed:
-        changed = False
-        qlen = 0
-        for j in range(flagged_recs.shape[0]):
-            if resolved[j]:
-                continue
-            t = flagged_recs[j]
-            g1 = flagger[t]
-            g2 = group[t]
-            last = max(stamp[g1], stamp[g2])
-            if seen[j] >= last:
-                continue
-            seen[j] = clock
-            g1 = flagger[t]
-            g2 = group[t]
-            value = pinned[t]
-            if value < 0:
-                if conflict[t]:
-                    continue
-                # copies of G1's values pinned to members ranked after t cannot be t's
-                for k in range(members_start[g1], members_start[g1 + 1]):
-                    h = members[k]
-                    if key[h] > key[t] and pinned[h] >= 0:
-                        after[pinned[h]] += 1
-                count = 0
-                only = -1
-                for v in range(n_values):
-                    if hist[g1, v] - after[v] > 0 and left[g2, v] > 0:
-                        count += 1
-                        only = v
-                for k in range(members_start[g1], members_start[g1 + 1]):
-                    h = members[k]
-                    if pinned[h] >= 0:
-                        after[pinned[h]] = 0
-                if count != 1:
-                    continue
-                qlen = _assign(t, g2, only, pinned, left, distinct, unpinned, queue, qlen)
-                clock += 1
-                stamp[g2] = clock
-                value = only
-                changed = True
-            # the member of G1 holding t's value is ranked before t
-            holder = -1
-            n_open = 0
-            done = False
-            for k in range(members_start[g1], members_start[g1 + 1]):
-                h = members[k]
-                if key[h] < key[t]:
-                    if pinned[h] == value:
-                        done = True
-                    elif pinned[h] < 0 and not conflict[h]:
-                        holder = h
-                        n_open += 1
-            if not done and n_open == 1:
-                if left[g1, value] > 0:
-                    qlen = _assign(holder, g1, value, pinned, left, distinct, unpinned, queue, qlen)
-                    clock += 1
-                    stamp[g1] = clock
-                    changed = True
-                    done = True
-                else:
-                    conflict[holder] = True
-                    n_conflicts += 1
-            if done or n_open == 0:
-                resolved[j] = True
-        # completion: a touched group whose unassigned copies are all one value
-        q = 0
-        while q < qlen:
-            g = queue[q]
-            q += 1
-            if distinct[g] != 1 or unpinned[g] == 0:
-                continue
-            val = -1
+        if touched[g]:
             for v in range(n_values):
-                if left[g, v] > 0:
-                    val = v
-            for k in range(members_start[g], members_start[g + 1]):
-                h = members[k]
-                if pinned[h] < 0 and not conflict[h] and left[g, val] > 0:
-                    qlen = _assign(h, g, val, pinned, left, distinct, unpinned, queue, qlen)
-                    clock += 1
-                    stamp[g] = clock
-                    changed = True
-    return pinned, n_conflicts
+                if hist[g, v] > 0:
+                    nd[g] += 1
+    vals_start = np.zeros(n_groups + 1, dtype=np.int64)
+    for g in range(n_groups):
+        vals_start[g + 1] = vals_start[g] + nd[g]
+    gvals = np.empty(vals_start[n_groups], dtype=np.int64)
+    gcnt = np.empty(vals_start[n_groups], dtype=np.int64)
+    poss = np.zeros(vals_start[n_groups], dtype=np.int64)  # members that can hold the value
+    fixed = np.zeros(vals_start[n_groups], dtype=np.int64)  # members pinned to it
+    for g in range(n_groups):
+        if touched[g]:
+            k = vals_start[g]
+            size = members_start[g + 1] - members_start[g]
+            for v in range(n_values):
+                if hist[g, v] > 0:
+                    gvals[k] = v
+                    gcnt[k] = hist[g, v]
+                    poss[k] = size
+                    fixed[k] = size if nd[g] == 1 else 0
+                    k += 1
+    # domains: one flag per (record of a touched group, distinct value of its group)
+    dom_start = np.full(n, -1, dtype=np.int64)
+    dsize = np.zeros(n, dtype=np.int64)
+    total = 0
+    for g in range(n_groups):
+        if touched[g]:
+            for r in range(members_start[g], members_start[g + 1]):
+                dom_start[r] = total
+                dsize[r] = nd[g]
+                total += nd[g]
+    dom = np.ones(total, dtype=np.bool_)
+    # flags by t (CSR); those of one G1 are contiguous already: [pg_lo, pg_hi)
+    pt_start = np.zeros(n + 1, dtype=np.int64)
+    pg_lo = np.zeros(n_groups, dtype=np.int64)
+    pg_hi = np.zeros(n_groups, dtype=np.int64)
+    for p in range(n_pairs):
+        pt_start[pair_t[p] + 1] += 1
+        if p == 0 or pair_g[p - 1] != pair_g[p]:
+            pg_lo[pair_g[p]] = p
+        pg_hi[pair_g[p]] = p + 1
+    for r in range(n):
+        pt_start[r + 1] += pt_start[r]
+    pt_idx = np.empty(n_pairs, dtype=np.int64)
+    fill_t = pt_start[:-1].copy()
+    for p in range(n_pairs):
+        pt_idx[fill_t[pair_t[p]]] = p
+        fill_t[pair_t[p]] += 1
+    conflict = np.zeros(n, dtype=np.bool_)
+    done = np.zeros(n_pairs, dtype=np.bool_)
+    pq = np.empty(n_pairs + 1, dtype=np.int64)
+    pq_in = np.zeros(n_pairs, dtype=np.bool_)
+    gq = np.empty(n_groups + 1, dtype=np.int64)
+    gq_in = np.zeros(n_groups, dtype=np.bool_)
+    head_tail = np.zeros(4, dtype=np.int64)  # pair queue head, tail; group queue head, tail
+    state = (dom, dom_start, dsize, nd, group, vals_start, poss, fixed, key)
+    state = state + (pair_t, pt_start, pt_idx, pg_lo, pg_hi, pq, pq_in, gq, gq_in, head_tail, done)
+    for p in range(n_pairs):
+        _push(pq, pq_in, head_tail, 0, p)
+    for g in range(n_groups):
+        if touched[g]:
+            _push(gq, gq_in, head_tail, 2, g)
+    source = np.zeros(n_values, dtype=np.bool_)  # scratch: global value masks
+    mine = np.zeros(n_values, dtype=np.bool_)
+    while True:
+        p = _pop(pq, pq_in, head_tail, 0)
+        if p >= 0:
+            t = pair_t[p]
+            if conflict[t]:
+                continue
+            g1 = pair_g[p]
+            g2 = group[t]
+            vs1 = vals_start[g1]
+            vs2 = vals_start[g2]
+            ot = dom_start[t]
+            below = members_start[g1]
+            while below < members_start[g1 + 1] and key[below] < key[t]:
+                below += 1
+            # (i) source: the values the members of G1 ranked below t can hold
+            for h in range(members_start[g1], below):
+                oh = dom_start[h]
+                for jj in range(nd[g1]):
+                    if dom[oh + jj]:
+                        source[gvals[vs1 + jj]] = True
+            keep = 0
+            for j in range(nd[g2]):
+                if dom[ot + j] and source[gvals[vs2 + j]]:
+                    keep += 1
+            if keep == 0:
+                conflict[t] = True
+            elif keep < dsize[t]:
+                for j in range(nd[g2]):
+                    if dom[ot + j] and not source[gvals[vs2 + j]]:
+                        _drop(t, j, state)
+            for jj in range(nd[g1]):
+                source[gvals[vs1 + jj]] = False
+            if conflict[t]:
+                continue
+            # (ii) holder: the members ranked below t that can share a value with t
+            for j in range(nd[g2]):
+                if dom[ot + j]:
+                    mine[gvals[vs2 + j]] = True
+            n_hold = 0
+            holder = -1
+            for h in range(members_start[g1], below):
+                oh = dom_start[h]
+                for jj in range(nd[g1]):
+                    if dom[oh + jj] and mine[gvals[vs1 + jj]]:
+                        n_hold += 1
+                        holder = h
+                        break
+            if n_hold == 0:
+                conflict[t] = True
+            elif n_hold == 1 and not conflict[holder]:
+                oh = dom_start[holder]
+                for jj in range(nd[g1]):
+                    if dom[oh + jj] and not mine[gvals[vs1 + jj]]:
+                        _drop(holder, jj, state)
+                if dsize[t] == 1 and dsize[holder] == 1:
+                    done[p] = True
+            for j in range(nd[g2]):
+                mine[gvals[vs2 + j]] = False
+            continue
+        g = _pop(gq, gq_in, head_tail, 2)
+        if g < 0:
+            break
+        vs = vals_start[g]
+        for j in range(nd[g]):
+            c = gcnt[vs + j]
+            if poss[vs + j] == c and fixed[vs + j] < c:
+                # (iii) every member that can hold this value holds it
+                for r in range(members_start[g], members_start[g + 1]):
+                    o = dom_start[r]
+                    if dom[o + j] and dsize[r] > 1 and not conflict[r]:
+                        for jj in range(nd[g]):
+                            if jj != j and dom[o + jj]:
+                                _drop(r, jj, state)
+            elif fixed[vs + j] == c and poss[vs + j] > c:
+                # (iii) every copy is taken: no other member holds this value
+                for r in range(members_start[g], members_start[g + 1]):
+                    o = dom_start[r]
+                    if dom[o + j] and dsize[r] > 1 and not conflict[r]:
+                        _drop(r, j, state)
+            elif poss[vs + j] < c or fixed[vs + j] > c:
+                for r in range(members_start[g], members_start[g + 1]):
+                    if dom[dom_start[r] + j]:
+                        conflict[r] = True
+    pinned = np.full(n, -1, dtype=np.int64)
+    for g in range(n_groups):
+        if touched[g] and nd[g] > 1:
+            vs = vals_start[g]
+            for r in range(members_start[g], members_start[g + 1]):
+                if dsize[r] == 1:
+                    o = dom_start[r]
+                    for jj in range(nd[g]):
+                        if dom[o + jj]:
+                            pinned[r] = gvals[vs + jj]
+    return pinned, conflict
+
+
+@njit(cache=True)
+def _sound(
+    pair_t: np.ndarray,
+    pair_g: np.ndarray,
+    members_start: np.ndarray,
+    key: np.ndarray,
+    true: np.ndarray,
+) -> np.ndarray:
+    """Scoring only: per record, whether its flag's inference holds on the true values (a
+    member of ``G1`` ranked below ``t`` holds ``t``'s value); True for unflagged records."""
+    ok = np.ones(true.shape[0], dtype=np.bool_)
+    for p in range(pair_t.shape[0]):
+        t = pair_t[p]
+        g1 = pair_g[p]
+        hit = False
+        for h in range(members_start[g1], members_start[g1 + 1]):
+            if key[h] >= key[t]:
+                break
+            if true[h] == true[t]:
+                hit = True
+                break
+        if not hit:
+            ok[t] = False
+    return ok
 
 
 @takes_release
@@ -435,23 +612,32 @@ def hilb_algorithm7(
     order_groups = np.argsort(first_rank, kind="stable").astype(np.int64)
     pos = np.empty(n_groups, dtype=np.int64)
     pos[order_groups] = np.arange(n_groups)
-    vulnerable, partner, flagged, flagger, examined = _scan(
+    vulnerable, partner, flagger, examined = _scan(
         lo, hi, order_groups, pos, sizes, hist, order.astype(np.int64), rank_key, group, l
     )
     union_groups = vulnerable | partner
     union = union_groups[group]
-    members = np.argsort(group, kind="stable").astype(np.int64)
-    members_start = np.r_[0, np.cumsum(sizes)].astype(np.int64)
-    flagged_recs = np.flatnonzero(flagged).astype(np.int64)
-    pinned, conflicts = _pin(flagged_recs, flagger, members_start, members, group, key, hist)
+    flagged = flagger >= 0
+    # the strict rule works on slots: groups in the order of the scan, each group's records in
+    # Q_T order ("ranked below t" is a prefix of G1's slots; memory follows Q_T)
+    slot_of = np.empty(n, dtype=np.int64)
+    by_slot = order[np.argsort(pos[group[order]], kind="stable")]  # order is by key
+    slot_of[by_slot] = np.arange(n)
+    group_s = pos[group[by_slot]]
+    key_s = key[by_slot]
+    starts = np.r_[0, np.cumsum(sizes[order_groups])].astype(np.int64)
+    hist_s = np.ascontiguousarray(hist[order_groups])
+    # one flag per flagged record (its last flagging group), grouped by G1, t in Q_T order
+    pair_t = slot_of[np.flatnonzero(flagged)]
+    pair_g = pos[flagger[flagged]]
+    by = np.argsort(key_s[pair_t], kind="stable")
+    by = by[np.argsort(pair_g[by], kind="stable")]
+    pair_t, pair_g = pair_t[by], pair_g[by]
+    pinned_s, conflict_s = _pin(pair_t, pair_g, starts, group_s, key_s, hist_s)
+    pinned = pinned_s[slot_of]
     true = release.table.codes[release.sensitive].astype(np.int64)
-    # candidate set of a flagged t: SA(G1) ∩ SA(group of t); is the truth inside?
-    cand_ok = np.zeros(n, dtype=bool)
-    if len(flagged_recs):
-        g1 = flagger[flagged_recs]
-        g2 = group[flagged_recs]
-        v = true[flagged_recs]
-        cand_ok[flagged_recs] = (hist[g1, v] > 0) & (hist[g2, v] > 0)
+    # scoring: does each flag's inference hold on the truth (t's value held below t in G1)?
+    cand_ok = flagged & _sound(pair_t, pair_g, starts, key_s, true[by_slot])[slot_of]
     return Algorithm7Result(
         l=l,
         tie_break=tie_break,
@@ -462,5 +648,5 @@ def hilb_algorithm7(
         candidate_ok=cand_ok,
         pinned_value=pinned,
         true_value=true,
-        conflicts=int(conflicts),
+        conflicts=int(conflict_s.sum()),
     )

@@ -21,6 +21,11 @@ records are *compromised*. Scores (ground truth, read only here):
 Choices where the paper is silent: "aged ≤ 25" is the group's largest age (so the rule applies to
 every member); the share is strict (``> threshold``); the attribute, the age bound, the value and
 the threshold are parameters.
+
+Scoring "originally violated m-confidentiality" follows the release's protection: each value of
+the sensitive set capped on its own (``as_one_value=False``), or the set counted as one value —
+"below high school", as Jin et al. §8.2 (after Wong et al.) protect it (``as_one_value=True``).
+By default the manifest's ``parameters["as_one_value"]`` says which (issue 18, part 5).
 """
 
 from __future__ import annotations
@@ -122,6 +127,7 @@ def phd25_attack(
     *,
     sensitive_values: Sequence[str] | None = None,
     m: int | None = None,
+    as_one_value: bool | None = None,
     age_attribute: str = "age",
     max_age: float = 25,
     value: str = "Doctorate",
@@ -136,6 +142,10 @@ def phd25_attack(
         MASK's sensitive set (default: the manifest's), used to score the inference.
     m : int, optional
         MASK's m (default: the manifest's).
+    as_one_value : bool, optional
+        Whether the set was protected as one value (default: the manifest's
+        ``parameters["as_one_value"]``, else False): a group originally violated iff the set's
+        count exceeds ``⌊|G|/m⌋``; otherwise iff some value of the set does.
     age_attribute, max_age, value, threshold
         The rule "fewer than ``threshold`` of people aged <= ``max_age`` have ``value``".
 
@@ -148,6 +158,8 @@ def phd25_attack(
         sensitive_values = params.get("sensitive_values")
     if m is None:
         m = params.get("m")
+    if as_one_value is None:
+        as_one_value = bool(params.get("as_one_value", False))
     if m is not None:
         m = check_int("m", m, minimum=1)
     threshold = check_float("threshold", threshold, low=0.0, high=1.0)
@@ -173,12 +185,13 @@ def phd25_attack(
         orig_hist = group_histogram(
             release.group, original, release.n_groups, table.domain_size(sens)
         )
-        cap = sizes // m if m else None
-        violating = (
-            (np.where(constrained, orig_hist, 0) > cap[:, None]).any(axis=1)
-            if cap is not None
-            else perturbed
-        )
+        in_set = np.where(constrained, orig_hist, 0)
+        if not m:
+            violating = perturbed
+        elif as_one_value:
+            violating = in_set.sum(axis=1) > sizes // m
+        else:
+            violating = (in_set > (sizes // m)[:, None]).any(axis=1)
         sens_rec = constrained[original]
         sensitive_in = int(sens_rec[problematic[release.group]].sum())
     else:
@@ -197,6 +210,7 @@ def phd25_attack(
         sensitive_in_compromised=sensitive_in,
         m=m,
         settings={
+            "as_one_value": bool(as_one_value),
             "age_attribute": age_attribute,
             "max_age": max_age,
             "value": value,

@@ -196,7 +196,9 @@ def anonymize(
     value_sets: str | None = VALUE_SETS,
     sensitive_values: str | None = SENSITIVE_VALUES,
     as_one_value: bool = typer.Option(
-        False, "--as-one-value", help="anatomy: protect --sensitive-values as one value."
+        False,
+        "--as-one-value",
+        help="anatomy, mask+, mask++: protect --sensitive-values as one value.",
     ),
     k: int | None = typer.Option(None, "--k", help="k-anonymity: minimum group size."),
     l: int | None = typer.Option(None, "--l", help="ℓ-diversity (frequency form)."),

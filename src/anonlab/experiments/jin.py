@@ -11,6 +11,11 @@ Figure 6 — the PhD-25 attack on MASK (§8.2.1; :mod:`anonlab.attacks.mask_phd2
   (the reading under which the attack bites, notes E13), ``proportion="total"``, ``rounding=
   "floor"``; each (k, m) cell is run with ``seeds`` seeds (default 20) and summarised by mean,
   standard deviation, min and max (per seed the counts are noisy: a few groups of 5-8 records).
+* Protection of the set (:data:`PROTECTIONS`, :func:`mask_release`): ``"set"`` (default) —
+  "below high school" as one value, a group violating when the set's count exceeds
+  ``⌊|G|/m⌋``, as the paper takes Wong et al.'s setting; ``"per-value"`` — each value capped
+  on its own, the literal reading of "a sensitive value", which perturbs fewer groups (k = 5,
+  m = 5: 182 against 288). :func:`main` runs both side by side (issue 18, part 5).
 * 6a: k in 5..8 × m in 2..5. 6b: k = 5, m in 2..5, the share of sensitive records set to
   10%..20% by stratified resampling with replacement (same table size; sensitive records drawn
   from the 1,566, the others from the rest; a new resample per seed).
@@ -31,14 +36,18 @@ Figure 9 — Algorithm 7 against Hilb (§8.3.1; :mod:`anonlab.attacks.hilb_algor
   quasi-identifiers in Table 6 order (:data:`CENSUS_QI`: age, sex, education, marital status,
   race, class of worker, country of birth). ℓ = 2..6.
 * Compromised records by the union rule (the paper's count) and the strict rule (values pinned
-  down), with the strict rule's precision against the true values, under both tie-breaks
+  down: a flagged record holds the value of a member of the flagging group ranked below it,
+  propagated to a fixed point), with the strict rule's precision against the true values,
+  under both tie-breaks
   (``rank``: Hilb's own order, index then row; ``index``: the raw Hilbert index, inclusive).
 * The paper: 259,937 / 300,000 = 86.6% at ℓ = 6, rising monotonically with ℓ (no other number is
   in the text; notes E18).
 
-Also: Algorithm 7 on Hilb's repairs (:func:`figure9_repairs`: Hilb+ and Hilb++ as printed and
-with ``variant="cut"``), the ASAP checker on random tiny tables (:func:`checker_survey`) and on
-MASK+ / MASK++ (:func:`mask_checker_survey`, ``--only mask-survey``; docs/asap.md).
+Also: PhD-25 on MASK, MASK+ and MASK++ under each reading of :data:`REPAIR_READINGS`
+(:func:`figure6_repairs`), Algorithm 7 on Hilb's repairs (:func:`figure9_repairs`: Hilb+ and
+Hilb++ as printed and with ``variant="cut"``), the ASAP checker on random tiny tables
+(:func:`checker_survey`) and on MASK+ / MASK++ (:func:`mask_checker_survey`, ``--only
+mask-survey``; docs/asap.md).
 
 Every number in docs/reproductions/jin.md comes from :func:`main`.
 """
@@ -59,6 +68,7 @@ from anonlab.attacks.hilb_algorithm7 import hilb_algorithm7
 from anonlab.attacks.mask_phd25 import phd25_attack
 from anonlab.experiments.markdown import frame_to_markdown
 from anonlab.formula_guard import guard_frame
+from anonlab.release import Release
 from anonlab.table import Table
 
 ADULT_QI = (
@@ -153,10 +163,63 @@ def young_doctorates(table: Table, max_age: float = 25) -> np.ndarray:
     return np.unique(table.row_id[(age <= max_age) & doctorate])
 
 
-def _phd_row(table: Table, k: int, m: int, seed: int) -> dict:
-    release = mask(
-        table, k, m, sensitive_values=list(LOW_EDUCATION), seed=seed, replacement="uniform"
-    )
+#: How MASK protects the low-education set (issue 18, part 5): ``"set"`` — as one value,
+#: "below high school", as Jin et al. §8.2 take Wong et al.'s setting (and as
+#: :mod:`anonlab.experiments.wong` runs MASK); ``"per-value"`` — each of the four values capped on
+#: its own (anonlab's ``mask(sensitive_values=...)``), the literal reading of "linked to a
+#: sensitive value", reported beside it.
+PROTECTIONS = ("set", "per-value")
+
+
+def mask_release(
+    table: Table,
+    k: int,
+    m: int,
+    *,
+    seed: int = 0,
+    protection: str = "set",
+    replacement: str = "uniform",
+    scheme: str = "generalization",
+) -> Release:
+    """MASK (``proportion="total"``, ``rounding="floor"``) protecting :data:`LOW_EDUCATION`.
+
+    ``protection="set"``: MASK on a copy of the table whose four values are one label
+    (:func:`anonlab.experiments.wong.merged_table`; the grouping is on the QI only, so it is
+    the same partition), publishing the original values except where MASK changed a record
+    (its new, non-sensitive label). The manifest says ``as_one_value: True`` so the PhD-25
+    scoring counts the set as one value. ``protection="per-value"``: :func:`mask` itself.
+    """
+    if protection not in PROTECTIONS:
+        raise ValueError(f"protection must be one of {PROTECTIONS}, got {protection!r}")
+    low = list(LOW_EDUCATION)
+    kw = {"seed": seed, "replacement": replacement, "scheme": scheme}
+    if protection == "per-value":
+        return mask(table, k, m, sensitive_values=low, **kw)
+    from anonlab.experiments.wong import MERGED, merged_table
+
+    sens = table.require_sensitive()
+    merged = merged_table(table)
+    rel = mask(merged, k, m, sensitive_values=[MERGED], **kw)
+    changed = rel.sensitive_codes != merged.codes[sens]
+    domain = {str(v): i for i, v in enumerate(table.values[sens])}
+    to_original = np.array([domain.get(str(v), -1) for v in merged.values[sens]])
+    published = table.codes[sens].astype(np.int64)
+    published[changed] = to_original[rel.sensitive_codes[changed]]
+    keep = ("seed", "partition", "violating_groups", "compliant_groups")
+    manifest = {
+        "algorithm": "mask",
+        "parameters": {
+            **rel.manifest["parameters"],
+            "sensitive_values": low,
+            "as_one_value": True,
+        },
+        **{key: rel.manifest[key] for key in keep},
+    }
+    return Release(table, rel.group, rel.scheme, manifest, published_sensitive=published)
+
+
+def _phd_row(table: Table, k: int, m: int, seed: int, protection: str = "set") -> dict:
+    release = mask_release(table, k, m, seed=seed, protection=protection)
     res = phd25_attack(release)
     j = res.to_json()
     # false positives: problematic groups MASK left unperturbed; which original rows (row_id)
@@ -172,6 +235,7 @@ def _phd_row(table: Table, k: int, m: int, seed: int) -> dict:
     doctorate = table.value_mask(sens, ["Doctorate"])[original]
     fp_rows = np.unique(table.row_id[fp_group[release.group] & doctorate])
     return {
+        "protection": protection,
         "k": k,
         "m": m,
         "seed": seed,
@@ -190,10 +254,14 @@ def figure6a(
     ms: Sequence[int] = (2, 3, 4, 5),
     seeds: Sequence[int] = range(20),
     table: Table | None = None,
+    protections: Sequence[str] = ("set",),
 ) -> pd.DataFrame:
-    """PhD-25 on MASK over k × m, one row per (k, m, seed)."""
+    """PhD-25 on MASK over k × m, one row per (protection, k, m, seed); see
+    :data:`PROTECTIONS` (default: the set as one value, the paper's setting)."""
     table = adult_table() if table is None else table
-    return pd.DataFrame([_phd_row(table, k, m, s) for k in ks for m in ms for s in seeds])
+    return pd.DataFrame(
+        [_phd_row(table, k, m, s, p) for p in protections for k in ks for m in ms for s in seeds]
+    )
 
 
 def figure6b(
@@ -202,6 +270,7 @@ def figure6b(
     seeds: Sequence[int] = range(20),
     k: int = 5,
     table: Table | None = None,
+    protections: Sequence[str] = ("set",),
 ) -> pd.DataFrame:
     """PhD-25 on MASK over the share of sensitive records (stratified resampling), k = 5."""
     table = adult_table() if table is None else table
@@ -209,51 +278,116 @@ def figure6b(
     for share in shares:
         for s in seeds:
             sample = stratified_resample(table, share, seed=10_000 + s)
-            for m in ms:
-                rows.append({"share": share, **_phd_row(sample, k, m, s)})
+            for p in protections:
+                for m in ms:
+                    rows.append({"share": share, **_phd_row(sample, k, m, s, p)})
     return pd.DataFrame(rows)
 
 
+#: Figure 6 repairs: which values MASK, MASK+ and MASK++ protect. ``"set"`` and
+#: ``"per-value"`` as :data:`PROTECTIONS` (all three algorithms alike: like with like);
+#: ``"all-values"``: MASK+ / MASK++ cap every education value, the paper's formalization of
+#: MASK+ (§6.3, notes E10), MASK then as under ``"set"``.
+REPAIR_READINGS = ("set", "per-value", "all-values")
+
+
+def repair_release(
+    table: Table,
+    algorithm: str,
+    k: int,
+    m: int,
+    seed: int,
+    reading: str = "set",
+    scheme: str = "generalization",
+) -> Release:
+    """MASK, MASK+ or MASK++ on Adult under a reading of :data:`REPAIR_READINGS`."""
+    from anonlab.anonymize import anonymize
+
+    if reading not in REPAIR_READINGS:
+        raise ValueError(f"reading must be one of {REPAIR_READINGS}, got {reading!r}")
+    if algorithm == "mask":
+        protection = "per-value" if reading == "per-value" else "set"
+        return mask_release(table, k, m, seed=seed, protection=protection, scheme=scheme)
+    kw: dict = {"k": k, "m": m, "seed": seed, "scheme": scheme}
+    if reading != "all-values":
+        kw["sensitive_values"] = list(LOW_EDUCATION)
+        kw["as_one_value"] = reading == "set"
+    return anonymize(table, algorithm, **kw)
+
+
+def protects(release: Release, algorithm: str, m: int, reading: str) -> bool:
+    """Whether ``release`` meets the frequency condition of m-confidentiality as the reading
+    protects the values: the below-high-school set as one value (``"set"``, and MASK under
+    ``"all-values"``), each of its values (``"per-value"``), every education value (MASK+ and
+    MASK++ under ``"all-values"``)."""
+    from anonlab.models import check
+
+    sizes = release.group_sizes
+    if reading == "all-values" and algorithm != "mask":
+        return bool(check(release, "m-confidentiality", m=m).holds)
+    if reading == "per-value":
+        low = list(LOW_EDUCATION)
+        return bool(check(release, "m-confidentiality", m=m, sensitive_values=low).holds)
+    in_set = release.table.value_mask(release.sensitive, list(LOW_EDUCATION))
+    count = release.sensitive_histogram[:, in_set].sum(axis=1)
+    return bool((count <= sizes // m).all())
+
+
 def figure6_repairs(
-    ms: Sequence[int] = (2, 3),
+    ms: Sequence[int] = (2, 3, 4, 5),
     seeds: Sequence[int] = range(5),
     k: int = 5,
     table: Table | None = None,
+    readings: Sequence[str] = REPAIR_READINGS,
 ) -> pd.DataFrame:
-    """PhD-25 on MASK and on its repairs. MASK protects the four low-education values; MASK+ and
-    MASK++ cap every value (they refuse a subset, notes E10), so m <= 3 on Adult. The attack is
-    scored against the low-education set either way (compromised = below high school?)."""
-    from anonlab.anonymize import anonymize, available
+    """PhD-25 on MASK and on its repairs, each reading of :data:`REPAIR_READINGS` (MASK's own
+    rows are the same under "set" and "all-values"). The attack is scored against the
+    low-education set either way (compromised = below high school?), as one value under
+    "set". A setting an algorithm refuses (e.g. E8) is a row with the reason in ``note``."""
+    from anonlab.anonymize import available
+    from anonlab.errors import AnonlabError
 
     table = adult_table() if table is None else table
     rows = []
-    for name in ("mask", "mask+", "mask++"):
-        if name not in available():
-            continue
-        for m in ms:
-            for s in seeds:
-                kw = {"sensitive_values": list(LOW_EDUCATION)} if name == "mask" else {}
-                release = anonymize(table, name, k=k, m=m, seed=s, **kw)
-                j = phd25_attack(release, sensitive_values=list(LOW_EDUCATION), m=m).to_json()
-                rows.append(
-                    {
-                        "algorithm": name,
-                        "m": m,
-                        "seed": s,
-                        "groups": release.n_groups,
-                        "perturbed_groups": j["perturbed_groups"],
-                        "problematic_groups": j["problematic_groups"],
-                        "compromised": j["compromised_records"],
-                        "false_positive_groups": j["false_positive_groups"],
-                        "sensitive_in_compromised": j["sensitive_in_compromised"],
-                    }
-                )
+    for reading in readings:
+        for name in ("mask", "mask+", "mask++"):
+            if name not in available():
+                continue
+            for m in ms:
+                for s in seeds:
+                    base = {"reading": reading, "algorithm": name, "m": m, "seed": s}
+                    try:
+                        release = repair_release(table, name, k, m, s, reading)
+                    except AnonlabError as exc:
+                        rows.append({**base, "note": str(exc).split(";")[0]})
+                        continue
+                    j = phd25_attack(
+                        release,
+                        sensitive_values=list(LOW_EDUCATION),
+                        m=m,
+                        as_one_value=reading == "set",
+                    ).to_json()
+                    rows.append(
+                        {
+                            **base,
+                            "groups": release.n_groups,
+                            "perturbed_records": release.manifest["perturbed_records"],
+                            "perturbed_groups": j["perturbed_groups"],
+                            "problematic_groups": j["problematic_groups"],
+                            "compromised": j["compromised_records"],
+                            "false_positive_groups": j["false_positive_groups"],
+                            "sensitive_in_compromised": j["sensitive_in_compromised"],
+                            "note": "",
+                        }
+                    )
     runs = pd.DataFrame(rows)
-    g = runs.groupby(["algorithm", "m"], sort=False)
-    out = g[["groups", "perturbed_groups", "problematic_groups", "compromised"]].mean()
+    g = runs.groupby(["reading", "algorithm", "m"], sort=False)
+    cols = ["groups", "perturbed_records", "perturbed_groups", "problematic_groups"]
+    out = g[[*cols, "compromised"]].mean()
     out["false_positive_groups"] = g["false_positive_groups"].sum()
     out["sensitive_in_compromised"] = g["sensitive_in_compromised"].sum()
-    out["seeds"] = g.size()
+    out["seeds"] = g["compromised"].count()
+    out["note"] = g["note"].agg(lambda x: "; ".join(sorted({v for v in x if v})))
     return out.reset_index()
 
 
@@ -506,6 +640,15 @@ def mask_checker_survey(
 # ---------------------------------------------------------------------------------------------
 
 
+def _by_protection(frame: pd.DataFrame | None) -> list[tuple[str, pd.DataFrame]]:
+    """(label, rows) per MASK protection of a Figure 6 frame; no label when there is one."""
+    if frame is None:
+        return []
+    if "protection" not in frame or frame["protection"].nunique() <= 1:
+        return [("", frame)]
+    return [(f" [{p}]", f) for p, f in frame.groupby("protection", sort=False)]
+
+
 def check_claims(
     a: pd.DataFrame | None,
     b: pd.DataFrame | None,
@@ -515,8 +658,8 @@ def check_claims(
     """The paper's claims, each with our evidence. ``young_rows``: :func:`young_doctorates` of
     the table Figure 6b resamples (to trace its false positives)."""
     claims = []
-    if a is not None:
-        sa = summarize(a, ["k", "m"])
+    for tag, fa in _by_protection(a):
+        sa = summarize(fa, ["k", "m"])
         strict = all(_rises(sa[sa.k == k].sort_values("m")["mean"]) for k in sa.k.unique())
         steps = [rises_within_noise(sa[sa.k == k], "m") for k in sorted(sa.k.unique())]
         worst = min(z for _, z in steps)
@@ -525,39 +668,41 @@ def check_claims(
         )
         claims.append(
             (
-                f"6a: compromised records rise with m, each k (criterion: no step's mean falls "
-                f"by more than {TREND_SE:g} standard errors of the difference; worst step "
+                f"6a{tag}: compromised records rise with m, each k (criterion: no step's mean "
+                f"falls by more than {TREND_SE:g} standard errors of the difference; worst step "
                 f"{worst:+.2f} SE)",
                 all(ok for ok, _ in steps),
             )
         )
-        claims.append(("6a: ... and every mean strictly ordered (raw, no noise allowance)", strict))
-        claims.append(("6a: perturbed groups rise with m (each k)", pert))
-        claims.append(("6a: no false positive", int(a.false_positive_groups.sum()) == 0))
-    if b is not None:
-        sb = summarize(b, ["m", "share"])
+        claims.append(
+            (f"6a{tag}: ... and every mean strictly ordered (raw, no noise allowance)", strict)
+        )
+        claims.append((f"6a{tag}: perturbed groups rise with m (each k)", pert))
+        claims.append((f"6a{tag}: no false positive", int(fa.false_positive_groups.sum()) == 0))
+    for tag, fb in _by_protection(b):
+        sb = summarize(fb, ["m", "share"])
         strict = all(_rises(sb[sb.m == m].sort_values("share")["mean"]) for m in sb.m.unique())
         steps = [rises_within_noise(sb[sb.m == m], "share") for m in sorted(sb.m.unique())]
         worst = min(z for _, z in steps)
         claims.append(
             (
-                f"6b: compromised records rise with the sensitive share, each m (same criterion; "
-                f"worst step {worst:+.2f} SE)",
+                f"6b{tag}: compromised records rise with the sensitive share, each m (same "
+                f"criterion; worst step {worst:+.2f} SE)",
                 all(ok for ok, _ in steps),
             )
         )
-        claims.append(("6b: ... and every mean strictly ordered (raw)", strict))
-        fp = int(b.false_positive_groups.sum())
-        claims.append(("6b: no false positive", fp == 0))
-        if fp and "fp_doctorate_rows" in b:
-            rows = {r for cell in b.fp_doctorate_rows.dropna().astype(str) for r in cell.split()}
-            runs = int((b.false_positive_groups > 0).sum())
+        claims.append((f"6b{tag}: ... and every mean strictly ordered (raw)", strict))
+        fp = int(fb.false_positive_groups.sum())
+        claims.append((f"6b{tag}: no false positive", fp == 0))
+        if fp and "fp_doctorate_rows" in fb:
+            rows = {r for cell in fb.fp_doctorate_rows.dropna().astype(str) for r in cell.split()}
+            runs = int((fb.false_positive_groups > 0).sum())
             claims.append(
                 (
-                    f"6b: the {fp} false-positive groups ({runs} of {len(b)} runs) all come from "
-                    f"resampled copies of one record, Adult's only doctorate aged <= 25 (row_id "
-                    f"{', '.join(sorted(rows)) or '?'}), drawn into an unperturbed group of young "
-                    "people where one Doctorate exceeds 10%",
+                    f"6b{tag}: the {fp} false-positive groups ({runs} of {len(fb)} runs) all come "
+                    f"from resampled copies of one record, Adult's only doctorate aged <= 25 "
+                    f"(row_id {', '.join(sorted(rows)) or '?'}), drawn into an unperturbed group "
+                    "of young people where one Doctorate exceeds 10%",
                     len(rows) == 1
                     and (young_rows is None or rows <= {str(int(r)) for r in young_rows}),
                 )
@@ -586,32 +731,40 @@ def plot(a: pd.DataFrame | None, b: pd.DataFrame | None, f9: pd.DataFrame | None
     import matplotlib.pyplot as plt
 
     paths = []
+    styles = ("-", "--", ":")
     if a is not None:
-        sa = summarize(a, ["k", "m"])
         fig, ax = plt.subplots(figsize=(5, 3.5))
-        for k in sorted(sa.k.unique()):
-            s = sa[sa.k == k].sort_values("m")
-            se2 = 2 * s["std"] / np.sqrt(s["seeds"])
-            ax.errorbar(s.m, s["mean"], yerr=se2, marker="o", capsize=3, label=f"k = {k}")
+        for (tag, fa), style in zip(_by_protection(a), styles, strict=False):
+            sa = summarize(fa, ["k", "m"])
+            for k in sorted(sa.k.unique()):
+                s = sa[sa.k == k].sort_values("m")
+                se2 = 2 * s["std"] / np.sqrt(s["seeds"])
+                ax.errorbar(
+                    s.m, s["mean"], yerr=se2, marker="o", capsize=3, ls=style, label=f"k = {k}{tag}"
+                )
         ax.set_xlabel("m")
         ax.set_ylabel("compromised records (mean ± 2 SE)")
         ax.set_title("Fig. 6a: PhD-25 on MASK, Adult", fontsize=9)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=6 if len(_by_protection(a)) > 1 else 8)
         fig.tight_layout()
         paths.append(out / "figure6a.png")
         fig.savefig(paths[-1], dpi=110)
         plt.close(fig)
     if b is not None:
-        sb = summarize(b, ["m", "share"])
         fig, ax = plt.subplots(figsize=(5, 3.5))
-        for m in sorted(sb.m.unique()):
-            s = sb[sb.m == m].sort_values("share")
-            se2 = 2 * s["std"] / np.sqrt(s["seeds"])
-            ax.errorbar(100 * s.share, s["mean"], yerr=se2, marker="o", capsize=3, label=f"m = {m}")
+        for (tag, fb), style in zip(_by_protection(b), styles, strict=False):
+            sb = summarize(fb, ["m", "share"])
+            for m in sorted(sb.m.unique()):
+                s = sb[sb.m == m].sort_values("share")
+                se2 = 2 * s["std"] / np.sqrt(s["seeds"])
+                x = 100 * s.share
+                ax.errorbar(
+                    x, s["mean"], yerr=se2, marker="o", capsize=3, ls=style, label=f"m = {m}{tag}"
+                )
         ax.set_xlabel("sensitive records (%)")
         ax.set_ylabel("compromised records (mean ± 2 SE)")
         ax.set_title("Fig. 6b: PhD-25 on MASK, Adult resampled, k = 5", fontsize=9)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=6 if len(_by_protection(b)) > 1 else 8)
         fig.tight_layout()
         paths.append(out / "figure6b.png")
         fig.savefig(paths[-1], dpi=110)
@@ -651,24 +804,31 @@ def report(
 ) -> str:
     """Paper vs ours, with the settings, as markdown."""
     parts = []
+    protected = (
+        "MASK protects the 4 values below high school (1,566 records) as one value (`set`, the "
+        "paper's setting) or each on its own (`per-value`)"
+    )
     if a is not None:
+        by = ["protection", "k", "m"] if "protection" in a else ["k", "m"]
         parts.append(
-            "## Figure 6a: PhD-25 on MASK (Adult, 45,222 rows, 8 QIs, education, "
-            f"4 sensitive values = 1,566 records; uniform replacement; {seeds} seeds per cell)\n\n"
+            "## Figure 6a: PhD-25 on MASK (Adult, 45,222 rows, 8 QIs, education; "
+            f"{protected}; uniform replacement; {seeds} seeds per cell)\n\n"
             "Paper: counts only in the image; compromised records rise with m for each k; "
-            "no false positive.\n\n" + _markdown(summarize(a, ["k", "m"]))
+            "no false positive.\n\n" + _markdown(summarize(a, by))
         )
     if b is not None:
+        by = ["protection", "m", "share"] if "protection" in b else ["m", "share"]
         parts.append(
             "## Figure 6b: PhD-25 vs share of sensitive records (k = 5; stratified resampling "
-            f"with replacement to 45,222 rows; {seeds} seeds per cell)\n\n"
-            "Paper: more compromised records as the share grows.\n\n"
-            + _markdown(summarize(b, ["m", "share"]))
+            f"with replacement to 45,222 rows; {protected}; {seeds} seeds per cell)\n\n"
+            "Paper: more compromised records as the share grows.\n\n" + _markdown(summarize(b, by))
         )
     if mask_repairs is not None and len(mask_repairs):
         parts.append(
-            "## PhD-25 on MASK and its repairs (Adult, k = 5; means over seeds; MASK+/MASK++ "
-            "cap every education value, E10)\n\n" + _markdown(mask_repairs)
+            "## PhD-25 on MASK and its repairs (Adult, k = 5; means over seeds; `set` / "
+            "`per-value`: all three protect the below-high-school set, as one value or each "
+            "value; `all-values`: MASK+/MASK++ cap every education value, E10)\n\n"
+            + _markdown(mask_repairs)
         )
     if f9 is not None:
         parts.append(
@@ -715,9 +875,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     only = set(args.only or ["6a", "6b", "9", "survey", "mask-survey"])
     t0 = time.perf_counter()
     adult = adult_table() if only & {"6a", "6b"} else None
-    a = figure6a(seeds=seeds, table=adult) if "6a" in only else None
+    a = figure6a(seeds=seeds, table=adult, protections=PROTECTIONS) if "6a" in only else None
     shares = (0.10, 0.15, 0.20) if args.quick else (0.10, 0.12, 0.14, 0.16, 0.18, 0.20)
-    b = figure6b(shares=shares, seeds=seeds, table=adult) if "6b" in only else None
+    b = (
+        figure6b(shares=shares, seeds=seeds, table=adult, protections=PROTECTIONS)
+        if "6b" in only
+        else None
+    )
     mrep = figure6_repairs(table=adult) if "6a" in only else None
     f9 = figure9() if "9" in only else None
     rep = figure9_repairs() if "9" in only else None

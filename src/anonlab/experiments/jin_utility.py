@@ -17,10 +17,19 @@ order: age, workclass, marital-status, occupation, race, sex, native-country, in
 * 7b/7g: ``k = 50``, m over :data:`M_GRID`;
 * 7k: ``m = 3``, k in {10, 50}: MASK, MASK+ (look-ahead only) and MASK++ (generalization).
 
-MASK protects the sensitive set {Preschool, 1st-4th, 5th-6th, 7th-8th} (1,566 records), as in
-Wong et al. and the paper; MASK+/MASK++ cap *every* education value at ``⌊|G|/m⌋``, the paper's
-formalization (§6.3; the paper says its MASK++ "address[es] the case when all the SA values are
-sensitive", §8.2). This is the notes' E10 deviation, stated beside every number.
+Which values are protected is a *reading* (:data:`anonlab.experiments.jin.REPAIR_READINGS`;
+issue 18, part 5), stated beside every number:
+
+* ``"set"`` (default; like with like): MASK, MASK+ and MASK++ all protect the set
+  {Preschool, 1st-4th, 5th-6th, 7th-8th} (1,566 records) as one value, "below high school" —
+  the paper's MASK setting (§8.2, after Wong et al.), and it compares MASK++ "only with MASK";
+* ``"per-value"``: the same four values, each capped on its own (the literal reading of
+  "linked to a sensitive value");
+* ``"all-values"``: MASK+/MASK++ cap *every* education value at ``⌊|G|/m⌋``, the paper's
+  formalization of MASK+ (§6.3; notes E10), while MASK protects the set — what this module ran
+  before MASK+ took a subset; it compares MASK protecting 4 values with MASK++ capping 16.
+
+:func:`main` reports ``"set"`` and ``"all-values"`` side by side.
 
 **Figure 10** (:func:`figure10`; the IPUMS Census table is not available: census-kdd-workers
 stands in, 49,479 rows, SA detailed occupation (46 values, the paper's 50), QIs in Table 6b
@@ -73,6 +82,16 @@ L_ABLATION = (8, 10)
 K_ABLATION = (10, 50)
 QD_GRID = (2, 3, 4, 5)
 S_GRID = (0.01, 0.03, 0.05, 0.07, 0.10)
+
+#: Figure 7's readings in words (settings lines of the report).
+READING_WORDS = {
+    "set": "MASK, MASK+ and MASK++ protect {Preschool, 1st-4th, 5th-6th, 7th-8th} as one value "
+    "(like with like; the paper's MASK setting).",
+    "per-value": "MASK, MASK+ and MASK++ protect Preschool, 1st-4th, 5th-6th and 7th-8th, each "
+    "value on its own.",
+    "all-values": "MASK protects {Preschool, 1st-4th, 5th-6th, 7th-8th} as one value; "
+    "MASK+/MASK++ cap every education value (paper §6.3; notes E10).",
+}
 
 #: Paper's claims per panel (the figures carry no numbers).
 CLAIMS = {
@@ -154,6 +173,32 @@ def _run(
     }
 
 
+def _run_mask(
+    table: Table,
+    workload,
+    algorithm: str,
+    k: int,
+    m: int,
+    scheme: str,
+    seed: int,
+    reading: str,
+) -> dict:
+    """One MASK / MASK+ / MASK++ release under ``reading``: its error and its privacy check
+    (:func:`anonlab.experiments.jin.protects`)."""
+    from anonlab.experiments.jin import protects, repair_release
+
+    t0 = time.perf_counter()
+    release = repair_release(table, algorithm, k, m, seed, reading, scheme=scheme)
+    seconds = time.perf_counter() - t0
+    return {
+        "error": float(workload_error(release, workload).value),
+        "groups": int(release.n_groups),
+        "perturbed_records": int(release.manifest.get("perturbed_records", 0)),
+        "private": protects(release, algorithm, m, reading),
+        "seconds": seconds,
+    }
+
+
 def figure7(
     table: Table | None = None,
     *,
@@ -166,21 +211,24 @@ def figure7(
     qd: int = 3,
     selectivity: float = 0.05,
     seed: int = 0,
+    reading: str = "set",
 ) -> pd.DataFrame:
     """Figure 7 (a, b, f, g, k): query error of MASK, MASK+ and MASK++ on Adult.
+
+    ``reading``: which values the three protect (see the module docstring; default ``"set"``,
+    like with like).
 
     Returns
     -------
     DataFrame
-        One row per (panel, scheme, algorithm, k, m): ``error`` (mean relative error),
-        ``groups``, ``perturbed_records``, ``private`` (m-confidentiality holds, over the
-        4-value set for MASK, every value for MASK+/MASK++), ``seconds`` (anonymization).
+        One row per (panel, scheme, algorithm, k, m): ``reading``, ``error`` (mean relative
+        error), ``groups``, ``perturbed_records``, ``private`` (m-confidentiality's frequency
+        condition over the values the reading protects), ``seconds`` (anonymization).
     """
     table = adult_table() if table is None else table
     workload = generate_workload(
         table, n_queries=n_queries, qd=qd, selectivity=selectivity, seed=seed
     )
-    sens = list(MASK_SENSITIVE_VALUES)
     runs: list[tuple[str, str, str, int, int]] = []
     for scheme, panel_k, panel_m in (("generalization", "7a", "7b"), ("bucketization", "7f", "7g")):
         for k in ks:
@@ -191,14 +239,11 @@ def figure7(
         runs += [("7k", "generalization", alg, k, m_fixed) for alg in ("mask", "mask+", "mask++")]
     rows = []
     for panel, scheme, alg, k, m in runs:
-        params = {"k": k, "m": m, "scheme": scheme, "seed": seed}
-        if alg == "mask":
-            params["sensitive_values"] = sens
-            model = ("m-confidentiality", {"m": m, "sensitive_values": sens})
-        else:
-            model = ("m-confidentiality", {"m": m})
-        out = _run(table, workload, alg, params, model)
-        rows.append({"panel": panel, "scheme": scheme, "algorithm": alg, "k": k, "m": m, **out})
+        out = _run_mask(table, workload, alg, k, m, scheme, seed, reading)
+        rows.append(
+            {"panel": panel, "reading": reading, "scheme": scheme, "algorithm": alg, "k": k,
+             "m": m, **out}
+        )  # fmt: skip
     return pd.DataFrame(rows)
 
 
@@ -262,10 +307,12 @@ def sweeps(
     l: int = 4,
     n_queries: int = 10_000,
     seed: int = 0,
+    reading: str = "set",
 ) -> pd.DataFrame:
-    """Figure 7c-e/h-j (``figure="7"``: MASK vs MASK++, k = 50, m = 3) or Figure 10b-d/f-h
-    (``figure="10"``: ℓ = 4), varying the number of QIs (the first ``qi`` in Table 6 order), the
-    query dimension ``qd`` and the selectivity ``s`` (the others at qi = all, qd = 3, s = 5%).
+    """Figure 7c-e/h-j (``figure="7"``: MASK vs MASK++, k = 50, m = 3, values protected as
+    ``reading`` says) or Figure 10b-d/f-h (``figure="10"``: ℓ = 4), varying the number of QIs
+    (the first ``qi`` in Table 6 order), the query dimension ``qd`` and the selectivity ``s``
+    (the others at qi = all, qd = 3, s = 5%).
 
     Returns
     -------
@@ -279,7 +326,6 @@ def sweeps(
         table = adult_table() if figure == "7" else census_table()
     all_qi = list(table.quasi_identifiers)
     qis = tuple(range(3, len(all_qi) + 1)) if qis is None else qis
-    sens = list(MASK_SENSITIVE_VALUES)
     if figure == "7":
         algorithms = {"generalization": ("mask", "mask++"), "bucketization": ("mask", "mask++")}
     else:
@@ -299,19 +345,14 @@ def sweeps(
         for scheme, panels in SWEEP_PANELS[figure].items():
             panel = panels[("qi", "qd", "s").index(vary)]
             for alg in algorithms[scheme]:
-                params: dict = {"seed": seed}
-                if alg != "anatomy":
-                    params["scheme"] = scheme
                 if figure == "7":
-                    params.update(k=k, m=m)
-                    model = ("m-confidentiality", {"m": m})
-                    if alg == "mask":
-                        params["sensitive_values"] = sens
-                        model[1]["sensitive_values"] = sens
+                    out = _run_mask(t, workload, alg, k, m, scheme, seed, reading)
+                    out = {"reading": reading, **out}
                 else:
-                    params["l"] = l
-                    model = ("l-diversity", {"l": l})
-                out = _run(t, workload, alg, params, model)
+                    params: dict = {"seed": seed, "l": l}
+                    if alg != "anatomy":
+                        params["scheme"] = scheme
+                    out = _run(t, workload, alg, params, ("l-diversity", {"l": l}))
                 rows.append(
                     {"panel": panel, "scheme": scheme, "algorithm": alg, "vary": vary,
                      "value": value, **out}
@@ -541,6 +582,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--only", choices=("7", "10"), default=None)
     parser.add_argument("--no-sweeps", action="store_true", help="skip the qi/qd/s panels")
+    parser.add_argument(
+        "--readings",
+        nargs="*",
+        choices=("set", "per-value", "all-values"),
+        default=["set", "all-values"],
+        help="Figure 7: which values MASK, MASK+ and MASK++ protect (module docstring).",
+    )
     args = parser.parse_args(argv)
     out = args.out
     out.mkdir(parents=True, exist_ok=True)
@@ -548,21 +596,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     text = []
     if args.only in (None, "7"):
         table = adult_table()
-        f7 = figure7(table, n_queries=args.queries, seed=args.seed)
-        guard_frame(f7).to_csv(out / "figure7.csv", index=False)
-        plot(f7, out / "jin_figure7.png", "Figure 7: MASK vs MASK++ (Adult)")
-        settings = (
-            "## Figure 7 (Adult)\n\n"
-            + _settings(table, args.queries, 3, 0.05, args.seed, "Adult")
-            + " MASK protects {Preschool, 1st-4th, 5th-6th, 7th-8th}; MASK+/MASK++ cap every "
-            "education value (paper §6.3; notes E10). k-anonymization: strict Mondrian."
-        )
-        text.append(report(f7, claims7(f7), settings))
-        if not args.no_sweeps:
-            s7 = sweeps("7", table, n_queries=args.queries, seed=args.seed)
-            guard_frame(s7).to_csv(out / "figure7_sweeps.csv", index=False)
-            plot(s7, out / "jin_figure7_sweeps.png", "Figure 7c-e, h-j: MASK vs MASK++ (Adult)")
-            text.append(report(s7, claims_sweeps(s7), "### Figure 7, qi / qd / s (k = 50, m = 3)"))
+        f7s, s7s = [], []
+        for reading in args.readings:
+            tag = "" if reading == "set" else f"_{reading}"
+            f7 = figure7(table, n_queries=args.queries, seed=args.seed, reading=reading)
+            f7s.append(f7)
+            plot(f7, out / f"jin_figure7{tag}.png", f"Figure 7: MASK vs MASK++ (Adult; {reading})")
+            settings = (
+                f"## Figure 7 (Adult), reading `{reading}`\n\n"
+                + _settings(table, args.queries, 3, 0.05, args.seed, "Adult")
+                + f" {READING_WORDS[reading]} k-anonymization: strict Mondrian."
+            )
+            text.append(report(f7, claims7(f7), settings))
+            if not args.no_sweeps:
+                s7 = sweeps("7", table, n_queries=args.queries, seed=args.seed, reading=reading)
+                s7s.append(s7)
+                plot(
+                    s7,
+                    out / f"jin_figure7_sweeps{tag}.png",
+                    f"Figure 7c-e, h-j: MASK vs MASK++ (Adult; {reading})",
+                )
+                head = f"### Figure 7, qi / qd / s (k = 50, m = 3), reading `{reading}`"
+                text.append(report(s7, claims_sweeps(s7), head))
+        guard_frame(pd.concat(f7s)).to_csv(out / "figure7.csv", index=False)
+        if s7s:
+            guard_frame(pd.concat(s7s)).to_csv(out / "figure7_sweeps.csv", index=False)
     if args.only in (None, "10"):
         table = census_table()
         f10 = figure10(table, n_queries=args.queries, seed=args.seed)

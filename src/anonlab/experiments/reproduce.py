@@ -649,7 +649,9 @@ def jin_claims(quick: bool, figures: Path) -> PaperResult:
     base6 = (
         f"adult {adult.n_rows:,} rows, {len(jin.ADULT_QI)} QIs (Table 6 order, jin-asap "
         "hierarchies), education, "
-        f"sensitive set of {len(jin.LOW_EDUCATION)} values; MASK uniform replacement; seeds "
+        f"sensitive set of {len(jin.LOW_EDUCATION)} values protected as one value (below high "
+        "school; the per-value reading is reported beside it by the jin module); MASK uniform "
+        "replacement; seeds "
         f"{_seeds(seeds)} per cell"
     )
     res.claims.append(
@@ -777,8 +779,9 @@ def jin_claims(quick: bool, figures: Path) -> PaperResult:
     nq7 = f7_kw.get("n_queries", _default(ju.figure7, "n_queries"))
     nq10 = f10_kw.get("n_queries", _default(ju.figure10, "n_queries"))
     set7 = (
-        f"adult {table7.n_rows:,} rows; {nq7:,} COUNT queries, qd = 3, s = 5%, seed 0; MASK+/"
-        "MASK++ cap every education value (notes E10)"
+        f"adult {table7.n_rows:,} rows; {nq7:,} COUNT queries, qd = 3, s = 5%, seed 0; MASK, "
+        "MASK+ and MASK++ all protect the low-education set as one value (like with like; the "
+        "all-values reading of notes E10 is reported beside it by the jin_utility module)"
     )
     sample = "" if census_rows is None else f" (seeded sample of {census10.n_rows:,})"
     set10 = f"census-kdd-workers{sample}; {nq10:,} COUNT queries, qd = 3, s = 5%, seed 0"
