@@ -2,7 +2,7 @@
 
 >>> from anonlab.utility import available, measure
 >>> available()  # doctest: +NORMALIZE_WHITESPACE
-['arx-loss', 'average-class-size', 'discernibility', 'ncp', 'prosecutor-risk',
+['arx-loss', 'average-class-size', 'discernibility', 'ncp', 'precision', 'prosecutor-risk',
  'rule-mining-error', 'workload-error']
 
 ``measure(release, name, **params)`` runs one; every result has ``.value`` (its headline number)
@@ -23,9 +23,11 @@ from anonlab.utility.information_loss import (
     AverageClassSize,
     CertaintyPenalty,
     Discernibility,
+    PrecisionLoss,
     average_class_size,
     discernibility,
     normalized_certainty_penalty,
+    precision_loss,
 )
 from anonlab.utility.risk import ProsecutorRisk, prosecutor_risk
 from anonlab.utility.rule_mining import RuleMiningError, rule_mining_error
@@ -57,6 +59,8 @@ __all__ = [
     "generate_workload",
     "measure",
     "normalized_certainty_penalty",
+    "PrecisionLoss",
+    "precision_loss",
     "prosecutor_risk",
     "RuleMiningError",
     "rule_mining_error",
@@ -113,6 +117,13 @@ MEASURES: dict[str, Measure] = {
             average_class_size,
             "utility",
             "n / number of groups, divided by k if given (LeFevre et al., ICDE 2006)",
+        ),
+        Measure(
+            "precision",
+            precision_loss,
+            "utility",
+            "precision loss 1 - Prec of a full-domain generalization (Sweeney 2002; ARX's "
+            "definition with definition='arx')",
         ),
         Measure(
             "ncp",
