@@ -410,3 +410,21 @@ def test_the_unreviewed_draft_has_no_sensitive_attribute(cli, hospital, draft, t
     data, _ = hospital
     code, out, err = _run_with(cli, data, draft[0], tmp_path)
     assert code == 2 and "--sensitive is required" in err and out == ""
+
+
+def test_schema_with_drop_missing_keeps_the_input_row_ids(cli, tmp_path):
+    # the schema's hierarchies are given after reading (Table.with_roles): the records must keep
+    # their row numbers in the input, not be renumbered after the dropped rows
+    data = tmp_path / "d.csv"
+    data.write_text("zip,s\n02139,x\n?,y\n02142,x\n02139,y\n02142,z\n02139,y\n")
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps({"format": "anonlab-schema", "format_version": 1, "columns": [
+        {"name": "zip", "role": "quasi-identifier", "hierarchy": {"builder": "prefix"}},
+        {"name": "s", "role": "sensitive"}]}))  # fmt: skip
+    out = tmp_path / "rel"
+    code, _, err = cli(["anonymize", "--data", str(data), "--schema", str(schema), "--drop-missing",
+                        "--algorithm", "anatomy", "--l", "2", "--out", str(out)])  # fmt: skip
+    assert code == 0, err
+    from anonlab.release_io import load_release
+
+    assert sorted(load_release(out).table.row_id.tolist()) == [0, 2, 3, 4, 5]

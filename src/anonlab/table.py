@@ -261,6 +261,42 @@ class Table:
             lines.append(line)
         return lines
 
+    def with_automatic_intervals(self) -> Table:
+        """The same table (codes shared) where every numeric quasi-identifier without a
+        hierarchy has the automatic ``interval`` one
+        (:func:`~anonlab.hierarchy_builders.automatic_interval_spec`), for the algorithms that
+        need a hierarchy per quasi-identifier (full-domain generalization, the lattice search;
+        issue 17, item 3). Mondrian and the other partitioning algorithms publish a number as
+        its group's range and do not call this. The decision is added to ``types``
+        (``hierarchy``), which the manifest and :meth:`type_lines` show."""
+        from dataclasses import replace
+
+        from anonlab.hierarchy_builders import automatic_interval_spec, build_hierarchy
+
+        types = {k: dict(v) for k, v in self.types.items()}
+        attributes, changed = [], []
+        for a in self.schema.attributes:
+            if a.role is Role.QUASI_IDENTIFIER and a.kind is Kind.NUMERIC and a.hierarchy is None:
+                values = self.values[a.name]
+                spec = automatic_interval_spec(
+                    values, integer=bool(np.issubdtype(values.dtype, np.integer))
+                )
+                a = replace(a, hierarchy=build_hierarchy(spec, values.tolist(), a.name))
+                types.setdefault(a.name, {})["hierarchy"] = (
+                    f"automatic: intervals of {spec['width']}, merged two by two, *"
+                )
+                changed.append(a.name)
+            attributes.append(a)
+        if not changed:
+            return self
+        table = Table(Schema(tuple(attributes)), self.codes, self.values, self.row_id, self.dropped)
+        table.types = types
+        for name in changed:  # every value is a leaf, in the codes' (numeric) order
+            leaf = table.leaf_codes(name)
+            if not np.array_equal(leaf, np.arange(len(leaf))):
+                raise AssertionError(f"automatic hierarchy of {name!r} out of value order")
+        return table
+
     def with_value_sets(self, names: Sequence[str]) -> Table:
         """The same table (codes shared, not copied) with ``names`` marked as quasi-identifiers
         the publisher chose to publish as value sets (see ``value_sets`` in
@@ -280,7 +316,8 @@ class Table:
         sensitive: str | None,
         hierarchies: Mapping[str, Hierarchy] | None = None,
     ) -> Table:
-        """The same records with other roles; attributes with no role given are dropped."""
+        """The same records with other roles; attributes with no role given are dropped. The
+        records keep their input row ids (``row_id``)."""
         df = self.to_frame()
         kinds = {a.name: a.kind for a in self.schema.attributes}
         hier = {a.name: a.hierarchy for a in self.schema.attributes if a.hierarchy is not None}
@@ -307,6 +344,7 @@ class Table:
                 if a in quasi_identifiers and a not in (hierarchies or {})
             ],
         )
+        table.row_id = self.row_id.copy()  # the input's row numbers, not 0..n-1 again
         automatic = {k: v["hierarchy"] for k, v in table.types.items() if "hierarchy" in v}
         table.types = {k: dict(v) for k, v in self.types.items() if k in table.schema}
         for name, hierarchy in automatic.items():  # a date that became a quasi-identifier
