@@ -144,6 +144,37 @@ def automatic_date_spec(with_time: bool) -> dict[str, object]:
     return {"builder": "date", "levels": list(levels)}
 
 
+def automatic_interval_spec(
+    values: Sequence[float], integer: bool, bands: int = 10
+) -> dict[str, object]:
+    """The ``interval`` builder spec a numeric quasi-identifier gets when it has no hierarchy
+    and one is needed (a full-domain search; ``anonlab init``'s draft): bands of the smallest
+    width of 1, 2 or 5 times a power of ten that cuts the values' range into at most ``bands``
+    bands (at least 1 for integers), merged two by two above.
+
+    >>> automatic_interval_spec([17, 90], integer=True)
+    {'builder': 'interval', 'width': 10}
+    """
+    nums = np.asarray(values, dtype=np.float64)
+    lo, hi = (float(nums.min()), float(nums.max())) if len(nums) else (0.0, 0.0)
+    width = _nice_width((hi - lo) / bands, integer=integer)
+    return {"builder": "interval", "width": int(width) if float(width).is_integer() else width}
+
+
+def _nice_width(raw: float, integer: bool) -> float:
+    """The smallest of 1, 2, 5 times a power of ten at least ``raw`` (at least 1 for
+    integers)."""
+    if not np.isfinite(raw) or raw <= 0:
+        return 1.0
+    power = 10.0 ** math.floor(math.log10(raw))
+    for factor in (1, 2, 5, 10):
+        width = factor * power
+        if width >= raw * (1 - 1e-12):
+            break
+    width = float(f"{width:.12g}")
+    return max(width, 1.0) if integer else width
+
+
 def describe_builders() -> str:
     """One line per builder, ``name: what it does (params)``, for messages that suggest one."""
     return "\n".join(f"{b}: {_DESCRIPTIONS[b]} [params: {', '.join(_PARAMS[b])}]" for b in BUILDERS)

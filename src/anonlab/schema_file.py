@@ -74,7 +74,12 @@ import numpy as np
 from jsonschema.exceptions import ValidationError, best_match
 
 from anonlab.errors import AnonlabError
-from anonlab.hierarchy_builders import BUILDERS, DEFAULT_DATE_LEVELS, builder_params
+from anonlab.hierarchy_builders import (
+    BUILDERS,
+    DEFAULT_DATE_LEVELS,
+    automatic_interval_spec,
+    builder_params,
+)
 from anonlab.manifest import (
     describe_got,
     describe_schema_error,
@@ -571,11 +576,10 @@ def _draft_hierarchy(
         )
     if kind in ("integer", "decimal") and "interval" in fits:
         lo, hi = float(min(values)), float(max(values))
-        step = _nice_width((hi - lo) / DRAFT_BANDS, integer=kind == "integer")
-        shown = int(step) if float(step).is_integer() else step
+        spec = automatic_interval_spec(values, integer=kind == "integer", bands=DRAFT_BANDS)
         return (
-            {"builder": "interval", "width": shown},
-            f"numbers from {_label_text(lo)} to {_label_text(hi)}: bands of {shown}",
+            spec,
+            f"numbers from {_label_text(lo)} to {_label_text(hi)}: bands of {spec['width']}",
         )
     few = f"{len(labels):,} distinct value{'s' if len(labels) != 1 else ''}"
     return (
@@ -583,19 +587,3 @@ def _draft_hierarchy(
         f"{few}: each value or * (a group of several values publishes *); a finer hierarchy "
         "needs to know what the values mean (builders that fit: " + ", ".join(fits) + ")",
     )
-
-
-def _nice_width(raw: float, integer: bool) -> float:
-    """The smallest of 1, 2, 5 times a power of ten at least ``raw`` (at least 1 for
-    integers)."""
-    if not np.isfinite(raw) or raw <= 0:
-        return 1.0
-    import math
-
-    power = 10.0 ** math.floor(math.log10(raw))
-    for factor in (1, 2, 5, 10):
-        width = factor * power
-        if width >= raw * (1 - 1e-12):
-            break
-    width = float(f"{width:.12g}")
-    return max(width, 1.0) if integer else width

@@ -117,7 +117,19 @@ def test_bad_levels(adult_train, levels, words):
 
 
 def test_quasi_identifier_without_hierarchy():
-    df = pd.DataFrame({"a": [1, 2, 3], "s": list("xyz")})
+    # text needs a hierarchy; a number gets the automatic interval one (issue 17, item 3)
+    df = pd.DataFrame({"a": ["x", "y", "z"], "n": [1, 25, 38], "s": list("xyz")})
     table = Table.from_frame(df, quasi_identifiers=["a"], sensitive="s")
     with pytest.raises(AnonlabError, match="'a' has no hierarchy"):
         generalize(table, {"a": 0})
+    numbers = Table.from_frame(df, quasi_identifiers=["n"], sensitive="s", insensitive=["a"])
+    release = generalize(numbers, {"n": 1})
+    assert sorted(set(release.generalization["n"].labels)) == [
+        "[0, 5)",
+        "[25, 30)",
+        "[35, 40)",
+    ]  # half-open bands
+    assert (
+        release.table.types["n"]["hierarchy"] == "automatic: intervals of 5, merged two by two, *"
+    )
+    assert numbers.schema["n"].hierarchy is None  # the caller's table is not changed

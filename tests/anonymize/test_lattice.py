@@ -160,10 +160,21 @@ def test_errors(adult_train):
     with pytest.raises(IneligibleError, match="even the most general"):
         lattice(adult_train, "k-anonymity", k=40_000)
     no_hierarchy = Table.from_frame(
-        pd.DataFrame({"a": [1, 2, 3, 4], "s": list("abab")}), quasi_identifiers=["a"], sensitive="s"
+        pd.DataFrame({"a": list("wxyz"), "s": list("abab")}), quasi_identifiers=["a"], sensitive="s"
     )
     with pytest.raises(AnonlabError, match="'a' has no hierarchy"):
         lattice(no_hierarchy, "k-anonymity", k=2)
+
+
+def test_a_number_without_hierarchy_gets_automatic_intervals():
+    # issue 17, item 3: ages 20..59 get bands of 5 merged two by two; k = 4 needs a level up
+    frame = pd.DataFrame({"age": list(range(20, 60)), "s": list("abcd") * 10})
+    table = Table.from_frame(frame, quasi_identifiers=["age"], sensitive="s")
+    release = lattice(table, "k-anonymity", k=4)
+    h = release.table.schema["age"].hierarchy
+    assert h.labels(1).tolist()[:2] == ["[20, 25)", "[25, 30)"]
+    assert release.levels == {"age": 1}  # bands of 5: 5 records each
+    assert "automatic: intervals of 5" in release.manifest["column_types"]["age"]["hierarchy"]
 
 
 @settings(max_examples=80, deadline=None)

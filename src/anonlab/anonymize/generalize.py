@@ -55,6 +55,7 @@ def generalize(
     """
     scheme = check_choice("scheme", scheme, SCHEMES)
     seed = check_seed(seed)
+    table = table.with_automatic_intervals()  # a number without a hierarchy gets intervals
     qi = table.quasi_identifiers
     unknown = [a for a in levels if a not in qi]
     if unknown:
@@ -71,7 +72,8 @@ def generalize(
         if h is None:
             raise AnonlabError(
                 f"quasi-identifier {q!r} has no hierarchy; full-domain generalization needs one "
-                "(--hierarchies DIR or a bundled --hierarchy-set)"
+                "(a builder: `anonlab hierarchy build` or a schema file; --hierarchies DIR; or a "
+                "bundled --hierarchy-set)"
             )
         level = check_int(f"levels[{q}]", levels[q], minimum=0)
         if level > h.height:

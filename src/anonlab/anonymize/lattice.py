@@ -178,12 +178,14 @@ def lattice(
     }
     if sensitive_values is not None:
         params["sensitive_values"] = list(sensitive_values)
+    table = table.with_automatic_intervals()  # a number without a hierarchy gets intervals
     qi = table.quasi_identifiers
     for q in qi:
         if table.schema[q].hierarchy is None:
             raise AnonlabError(
                 f"quasi-identifier {q!r} has no hierarchy; the lattice search needs one per "
-                "quasi-identifier (--hierarchies DIR or a bundled --hierarchy-set)"
+                "quasi-identifier (a builder: `anonlab hierarchy build` or a schema file; "
+                "--hierarchies DIR; or a bundled --hierarchy-set)"
             )
     heights = np.array([table.schema[q].hierarchy.height for q in qi], dtype=np.int64)
     # Every node, in itertools.product order (the last attribute varies fastest).
