@@ -23,10 +23,12 @@ def group_histogram(
 
 
 def group_min_max(
-    group: np.ndarray, codes: np.ndarray, n_groups: int
+    group: np.ndarray, codes: np.ndarray, n_groups: int, order: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Smallest and largest code in each (non-empty) group."""
-    order = np.argsort(group, kind="stable")
+    """Smallest and largest code in each (non-empty) group. ``order``: ``np.argsort(group)``
+    when the caller already has it (one sort for several attributes)."""
+    if order is None:
+        order = np.argsort(group, kind="stable")
     g_sorted = group[order]
     c_sorted = codes[order]
     starts = np.flatnonzero(np.r_[True, g_sorted[1:] != g_sorted[:-1]])

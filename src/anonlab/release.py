@@ -294,12 +294,23 @@ class Release:
         """Each quasi-identifier's published value per group, under the generalization scheme."""
         return {q: self._generalize(q) for q in self.quasi_identifiers}
 
+    @cached_property
+    def _group_order(self) -> np.ndarray:
+        """The records sorted by group (one sort shared by every attribute's code range)."""
+        return np.argsort(self.group, kind="stable")
+
+    def code_range(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """Each group's smallest and largest code of attribute ``name``."""
+        return group_min_max(
+            self.group, self.table.codes[name], self.n_groups, order=self._group_order
+        )
+
     def _generalize(self, name: str) -> GeneralizedAttribute:
         table = self.table
         att = table.schema[name]
         codes = table.codes[name]
         values = table.values[name]
-        lo, hi = group_min_max(self.group, codes, self.n_groups)
+        lo, hi = self.code_range(name)
         if self.levels is not None:
             return self._generalize_at_level(name, lo)
         if att.kind is Kind.NUMERIC:

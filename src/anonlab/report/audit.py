@@ -43,7 +43,6 @@ import numpy as np
 
 from anonlab._validation import check_seed, require_release
 from anonlab.errors import AnonlabError
-from anonlab.grouping import group_min_max
 from anonlab.release import Release
 from anonlab.report.budget import AuditBudget
 from anonlab.schema import Kind
@@ -350,8 +349,7 @@ def _exact_values(release: Release) -> dict[str, int]:
     sizes = release.group_sizes
     table = release.table
     for q in release.quasi_identifiers:
-        codes = table.codes[q]
-        lo, hi = group_min_max(release.group, codes, release.n_groups)
+        lo, hi = release.code_range(q)
         if release.levels is not None:
             h = table.schema[q].hierarchy
             per_value = h.map(release.levels[q])[table.leaf_codes(q)]  # code -> node
