@@ -542,7 +542,7 @@ def _load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_m
         else:
             from anonlab import datasets
 
-            wanted = set(datasets.load_frame(dataset).columns)
+            wanted = set(datasets.info(dataset).columns)  # from the catalog, not the data
         for name, f in hierarchy_files(hierarchies).items():
             if name in wanted:  # other files in the folder (ARX's data file, say) are not read
                 hier[name] = Hierarchy.read_csv(f, name=name)
