@@ -463,17 +463,25 @@ def parse_manifest(data: bytes, source: str) -> dict:
         raise AnonlabError(
             f"{source}: not UTF-8 text (byte {exc.start}); a manifest is a JSON file"
         ) from None
+    obj = parse_json(text, source, "manifest", "a manifest is a JSON file (truncated or edited?)")
+    return validate_manifest(obj, source)
+
+
+def parse_json(text: str, source: str, what: str, hint: str) -> object:
+    """``text`` as JSON with no key given twice (:func:`no_duplicate_keys`), or an error naming
+    ``source``, the line and column and ``hint`` (what the file should be), or "not a valid
+    ``what``" and why (a key twice, nesting too deep, a number too long). Shared by the manifest
+    and the schema file."""
     try:
-        obj = json.loads(text, object_pairs_hook=no_duplicate_keys)
+        return json.loads(text, object_pairs_hook=no_duplicate_keys)
     except json.JSONDecodeError as exc:
         raise AnonlabError(
-            f"{source}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno} "
-            "(truncated or edited?)"
+            f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); {hint}"
         ) from None
-    except (ValueError, RecursionError) as exc:
-        message = str(exc) if len(str(exc)) <= 200 else str(exc)[:200] + "..."
-        raise AnonlabError(f"{source}: not a valid manifest: {message}") from None
-    return validate_manifest(obj, source)
+    except (ValueError, RecursionError) as exc:  # a key twice, too deep, a huge number
+        message = str(exc) or "a value is nested too deeply"
+        message = message if len(message) <= 200 else message[:200] + "..."
+        raise AnonlabError(f"{source}: not a valid {what}: {message}") from None
 
 
 def read_manifest(path: str | os.PathLike, source: str | None = None) -> dict:

@@ -84,7 +84,7 @@ from anonlab.manifest import (
     describe_got,
     describe_schema_error,
     field_path,
-    no_duplicate_keys,
+    parse_json,
     short_repr,
 )
 from anonlab.schema import ColumnType
@@ -416,17 +416,9 @@ def read_schema_file(path: str | Path, option: str = "--schema") -> SchemaFile:
     except (OSError, UnicodeDecodeError) as exc:
         reason = getattr(exc, "strerror", None) or str(exc)
         raise AnonlabError(f"{option} {source!r} cannot be read: {reason}") from None
-    try:
-        obj = json.loads(text, object_pairs_hook=no_duplicate_keys)
-    except json.JSONDecodeError as exc:
-        raise AnonlabError(
-            f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
-            "a schema file is JSON (write one with `anonlab init DATA`)"
-        ) from None
-    except ValueError as exc:  # a key given twice (the manifest's hook)
-        raise AnonlabError(f"{source}: {exc}") from None
-    except RecursionError:
-        raise AnonlabError(f"{source}: a value is nested too deeply for a schema file") from None
+    obj = parse_json(
+        text, source, "schema file", "a schema file is JSON (write one with `anonlab init DATA`)"
+    )
     return validate_schema_file(obj, source)
 
 
