@@ -176,3 +176,37 @@ def test_cli_anatomy_needs_no_choice(cli, tmp_path):
     argv[argv.index("--k") : argv.index("--k") + 2] = ["--l", "2"]
     code, stdout, stderr = cli(argv)
     assert code == 0, stderr
+
+
+def test_an_import_with_a_star_is_not_republished_as_sets(tmp_path):
+    # another tool suppressed 'ward' to '*' in a group of several wards: re-exporting the import
+    # would publish that group's exact wards as a set, so the import is not marked value_sets
+    # and saving it is refused, naming the column
+    release = mondrian(_table(value_sets=["ward"]), k=4)
+    frame = release.published_frames()["generalized"]
+    several = frame["ward"].str.startswith("{")
+    assert several.any()
+    frame.loc[several, "ward"] = "*"
+    path = tmp_path / "elsewhere.csv"
+    frame.to_csv(path, index=False)
+    imported = import_generalized(path, _table(), group_column="group")
+    assert imported.table.schema.value_sets == ()
+    with pytest.raises(AnonlabError, match="'ward' has no hierarchy"):
+        save_release(imported, tmp_path / "imported")
+    assert not (tmp_path / "imported").exists()
+
+
+def test_cli_import_with_a_star_names_the_way_out(cli, tmp_path):
+    release = mondrian(_table(value_sets=["ward"]), k=4)
+    frame = release.published_frames()["generalized"]
+    frame.loc[frame["ward"].str.startswith("{"), "ward"] = "*"
+    published = tmp_path / "elsewhere.csv"
+    frame.to_csv(published, index=False)
+    data = _csv(tmp_path)
+    argv = ["import", "--generalized", str(published), "--group-column", "group",
+            "--data", data, "--qi", "age,ward,born", "--sensitive", "s",
+            "--out", str(tmp_path / "rel")]  # fmt: skip
+    code, stdout, stderr = cli(argv)
+    assert code == 2 and "'ward' has no hierarchy" in stderr and "--value-sets ward" in stderr
+    code, stdout, stderr = cli([*argv, "--value-sets", "ward"])  # the publisher's choice
+    assert code == 0, stderr

@@ -734,9 +734,18 @@ def import_generalized(
         star &= np.isin(frame[q].str.strip().to_numpy(), _ANY)
     suppressed_rows = star if withhold_suppressed and star.any() and not star.all() else None
     manifest["parameters"]["withhold_suppressed"] = bool(withhold_suppressed)
-    # A quasi-identifier without a hierarchy was published by the file's maker as value sets
-    # (or exact values); saving the import republishes it so, by that earlier choice.
-    original = original.with_value_sets(value_set_columns(original))
+    # A quasi-identifier without a hierarchy that the file's maker published as values or value
+    # sets is republished so, by that earlier choice. One with a '*' (or another node no value
+    # or set names) is not marked: re-exporting would turn that '*' into the set of the group's
+    # exact values, so saving the import is refused until a hierarchy is given.
+    published = frame if suppressed_rows is None else frame[~suppressed_rows]
+    original = original.with_value_sets(
+        [
+            q
+            for q in value_set_columns(original)
+            if not np.isin(published[q].str.strip().to_numpy(), _ANY).any()
+        ]
+    )
     reference = None
     kept_rows = np.ones(len(frame), dtype=bool)
     if suppressed_rows is not None:

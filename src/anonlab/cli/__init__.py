@@ -597,6 +597,7 @@ def import_release(
     unassigned: str = UNASSIGNED,
     types: str | None = TYPES,
     schema: Path | None = SCHEMA,
+    value_sets: str | None = VALUE_SETS,
     hierarchies: Path | None = HIERARCHIES,
     hierarchy_set: str | None = HIERARCHY_SET,
     export_key_file: Path | None = EXPORT_KEY_FILE,
@@ -639,6 +640,7 @@ def import_release(
         as_json=as_json,
         publishes=True,
         schema=schema,
+        value_sets=value_sets,
     )
     if generalized is not None and qit is None and st is None:
         release = import_generalized(
