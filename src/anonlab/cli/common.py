@@ -543,9 +543,8 @@ def _load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_m
             from anonlab import datasets
 
             wanted = set(datasets.info(dataset).columns)  # from the catalog, not the data
-        for name, f in hierarchy_files(hierarchies).items():
-            if name in wanted:  # other files in the folder (ARX's data file, say) are not read
-                hier[name] = Hierarchy.read_csv(f, name=name)
+        for name, f in hierarchy_files(hierarchies, wanted).items():
+            hier[name] = Hierarchy.read_csv(f, name=name)
     if dataset is not None:
         from anonlab import datasets
 
@@ -683,12 +682,18 @@ def separator_note(path: Path | None) -> str | None:
     return f"--data {str(path)!r}: {shown}-separated (detected from its header line)"
 
 
-def hierarchy_files(folder: Path) -> dict[str, Path]:
-    """The hierarchy files of a ``--hierarchies`` folder by column: ``COLUMN.csv``, or ARX's
-    ``NAME_hierarchy_COLUMN.csv`` (as ARX's examples name them: ``adult_hierarchy_age.csv``)."""
+def hierarchy_files(folder: Path, columns: set[str]) -> dict[str, Path]:
+    """The hierarchy files of a ``--hierarchies`` folder for ``columns``: ``COLUMN.csv``, or
+    ARX's ``NAME_hierarchy_COLUMN.csv`` (as ARX's examples name them:
+    ``adult_hierarchy_age.csv``); a file whose name is a column's is that column's. Files for
+    other names (ARX's data file beside its hierarchies, say) are left out."""
     out: dict[str, Path] = {}
     for f in sorted(folder.glob("*.csv")):
-        name = f.stem.split("_hierarchy_", 1)[1] if "_hierarchy_" in f.stem else f.stem
+        name = f.stem
+        if name not in columns and "_hierarchy_" in name:
+            name = name.split("_hierarchy_", 1)[1]
+        if name not in columns:
+            continue
         if name in out:
             raise AnonlabError(
                 f"--hierarchies {str(folder)!r}: two files give column {name!r}'s hierarchy "
