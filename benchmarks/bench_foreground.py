@@ -43,7 +43,7 @@ Newton steps, unconverged sets, and the largest difference from plain EM's ``f``
 ``--very-large-groups`` runs the comparison on the very-large-groups setting instead (Adult,
 Mondrian ℓ = 3, 16 targets, sets of at most one attribute); ``--plain-max-iter`` is plain
 EM's iteration limit (default 10,000, the attack's; raise it to run plain EM to convergence);
-``--undo-ratio`` sets ``anonlab.attacks.foreground.SQUAREM_UNDO_RATIO`` for the run.
+``--undo-ratio`` sets ``anonlab.attacks.foreground.solver.SQUAREM_UNDO_RATIO`` for the run.
 
 ``--kernel``: Eq. (3) on 66,246 groups of two with one x each (random weights in [0.01, 0.2],
 seed 0: the size of the largest set's group types at 10M records), by the compiled kernel
@@ -133,11 +133,11 @@ def compare_accelerators(n: int, very_large: bool, plain_max_iter: int) -> None:
         setting = f"census-kdd-workers resampled to {n:,} rows, Anatomy ℓ=2, QI size 8"
         max_attributes = None
     foreground_attack(kdd_release(2000)[0], KDD_SET)  # numba compiled or loaded
-    from anonlab.attacks import foreground
+    from anonlab.attacks.foreground import solver
 
     print(
         f"### EM accelerators: {setting}; plain EM's limit {plain_max_iter:,} iterations, "
-        f"SQUAREM undo ratio {foreground.SQUAREM_UNDO_RATIO:g}; "
+        f"SQUAREM undo ratio {solver.SQUAREM_UNDO_RATIO:g}; "
         f"Python {platform.python_version()}, {os.cpu_count()} CPUs\n"
     )
     print(
@@ -188,7 +188,7 @@ def compare_accelerators(n: int, very_large: bool, plain_max_iter: int) -> None:
 def compare_kernels() -> None:
     from numba import njit
 
-    from anonlab.attacks import foreground as fg
+    from anonlab.attacks.foreground import kernel as fg
 
     @njit
     def through_group_link(a, b, ptr, degree, out):
@@ -256,15 +256,15 @@ def main() -> None:
         return
     if args.accelerators:
         if args.undo_ratio is not None:
-            from anonlab.attacks import foreground
+            from anonlab.attacks.foreground import solver
 
-            foreground.SQUAREM_UNDO_RATIO = args.undo_ratio
+            solver.SQUAREM_UNDO_RATIO = args.undo_ratio
         compare_accelerators(args.rows, args.very_large_groups, args.plain_max_iter)
         return
     if args.no_circle:
-        from anonlab.attacks import foreground
+        from anonlab.attacks.foreground import kernel
 
-        foreground._FAST_MIN_WORK = 2**62  # the gate never opens: bit for bit the old kernel
+        kernel._FAST_MIN_WORK = 2**62  # the gate never opens: bit for bit the old kernel
     print(
         f"### Foreground-knowledge attack; Python {platform.python_version()}, "
         f"{os.cpu_count()} CPUs, best of {args.repeat} after a warm-up\n"

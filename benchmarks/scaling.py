@@ -220,21 +220,27 @@ def _foreground_size(release, stats: dict):
     """The size of the foreground attack's problem without solving it: Apriori (every frequent
     attribute set), the signatures and sufficient ones (unknowns) of each set, the group types
     of every set (groups equal in size, count of x and members' unknowns, evaluated once), and
-    the time of one evaluation of Eq. (3)-(4) (``_Problem.g``, the unit of EM) on the set with
-    the most types, mean of 5 after one."""
+    the time of one evaluation of Eq. (3)-(4) (``FixedPointProblem.g``, the unit of EM) on the set
+    with the most types, mean of 5 after one."""
     from anonlab.attacks import foreground as fg
+    from anonlab.attacks.foreground.algorithm import _frequent_sets
+    from anonlab.attacks.foreground.inputs import count_x, resolve_targets
+    from anonlab.attacks.foreground.kernel import GroupLayout
+    from anonlab.attacks.foreground.signatures import RowIndex
+    from anonlab.attacks.foreground.small_signature import signature_unknowns
+    from anonlab.attacks.foreground.solver import FixedPointProblem
 
     def run():
-        targets = fg._targets(release, FG_SET)
+        targets = resolve_targets(release, FG_SET)
         J = fg.hoeffding_support(0.01, 0.9)
         t0 = time.perf_counter()
-        index = fg._RowIndex.of(release, tuple(release.quasi_identifiers))
+        index = RowIndex.of(release, tuple(release.quasi_identifiers))
         stats["row_index_seconds"] = time.perf_counter() - t0
         stats["distinct_rows"] = int(len(index.rows))
         t0 = time.perf_counter()
-        sets = fg._frequent_sets(index, J, len(index.attributes))
+        sets = _frequent_sets(index, J, len(index.attributes))
         stats["apriori_seconds"] = time.perf_counter() - t0
-        layout = fg._Layout(release.group, release.n_groups, fg._count_x(release, targets[0][1]))
+        layout = GroupLayout(release.group, release.n_groups, count_x(release, targets[0][1]))
         stats["busy_members"] = int(len(layout.records))
         t0 = time.perf_counter()
         signatures = [index.signatures(attrs) for attrs in sets]
@@ -246,7 +252,9 @@ def _foreground_size(release, stats: dict):
         largest = None  # the set with the most group types: the costliest evaluation
         t0 = time.perf_counter()
         for sig in signatures:
-            problem = fg._Problem(layout, sig, *fg._unknowns(sig.support >= J, "uniform-half", 0))
+            problem = FixedPointProblem(
+                layout, sig, *signature_unknowns(sig.support >= J, "uniform-half", 0)
+            )
             if largest is None or problem.n_types > largest.n_types:
                 largest = problem
         stats["types_seconds"] = time.perf_counter() - t0

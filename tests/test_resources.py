@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from anonlab import resources
+from anonlab.anonymize.registry import ANONYMIZERS
 from anonlab.errors import AnonlabError
 from anonlab.resources import (
     SAFETY,
@@ -19,12 +20,13 @@ from anonlab.resources import (
 def test_estimate_is_the_documented_linear_model():
     # mondrian: fixed 12 bytes per record + one int32 copy of 8 attributes, times the safety
     n, a = 1_000_000, 8
-    per_row = resources.FIXED_BYTES_PER_ROW["mondrian"] + 4 * a
+    assert ANONYMIZERS["mondrian"].bytes_per_row == 12
+    per_row = ANONYMIZERS["mondrian"].bytes_per_row + 4 * a
     assert estimate_added_bytes(n, a, "mondrian") == int(n * per_row * SAFETY)
     assert estimate_added_bytes(2 * n, a, "mondrian") == 2 * estimate_added_bytes(n, a, "mondrian")
     # variants use their base algorithm's constant; unknown ones the largest (conservative)
     assert estimate_added_bytes(n, a, "mondrian++") == estimate_added_bytes(n, a, "mondrian")
-    largest = max(resources.FIXED_BYTES_PER_ROW.values())
+    largest = max(r.bytes_per_row or 0 for r in ANONYMIZERS.values())
     assert estimate_added_bytes(n, a, "lattice") == int(n * (largest + 4 * a) * SAFETY)
     fg = resources.ATTACK_BYTES_PER_ROW["foreground"]
     assert estimate_added_bytes(n, a, "foreground") == int(n * (fg + 4 * a) * SAFETY)

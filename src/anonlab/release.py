@@ -441,6 +441,72 @@ class Release:
                 "(no group per record); use a release returned by an anonymizer"
             )
 
+    def with_truth(self, sensitive_codes: np.ndarray) -> Release:
+        """This release (groups, scheme, levels, published sensitive values, manifest) over a
+        table whose *original* sensitive values are ``sensitive_codes``.
+
+        The published sensitive values stay as published: a release that perturbs them (MASK)
+        keeps its ``published_sensitive``; any other publishes the per-group histogram of its
+        table, so ``sensitive_codes`` must keep each group's multiset for the published files
+        to stay the same (:meth:`with_truth_permuted` and :meth:`adversary_copy` do).
+        """
+        self._require_groups("with_truth")
+        table = self.table
+        codes = dict(table.codes)
+        codes[table.require_sensitive()] = np.asarray(sensitive_codes, dtype=np.int32)
+        new_table = type(table)(
+            table.schema, codes, table.values, table.row_id, table.dropped, table.types
+        )
+        out = Release(
+            new_table,
+            self.group,
+            self.scheme,
+            dict(self.manifest),
+            self.published_sensitive,
+            self.levels,
+            self.reference_counts,
+        )
+        out.manifest = dict(self.manifest)  # what was published (perturbed_records) is unchanged
+        return out
+
+    def with_truth_permuted(self, rng: np.random.Generator) -> Release:
+        """The same published release over a different ground truth: the original sensitive
+        values permuted at random among the members of each group (``rng``).
+
+        Every published file is unchanged (each group's sensitive multiset, its quasi-identifier
+        ranges and, under MASK, the perturbed values); only the record-to-value link the
+        publisher keeps differs. An attack that reads only what is published gives the same
+        output on both (the ground-truth scramble test of issue 18, item 2).
+        """
+        self._require_groups("with_truth_permuted")
+        truth = np.asarray(self.table.codes[self.sensitive])
+        by_group = np.argsort(self.group, kind="stable")
+        shuffled = np.lexsort((rng.random(len(truth)), self.group))
+        codes = np.empty_like(truth)
+        codes[by_group] = truth[shuffled]
+        return self.with_truth(codes)
+
+    def adversary_copy(self) -> Release:
+        """What an attacker can rebuild from the published files: this release with the ground
+        truth replaced by the *published* sensitive values, sorted by code within each group.
+
+        Under bucketization and generalization that is each group's published multiset laid
+        over its members in record order; under MASK the perturbed values themselves. Nothing
+        of the original record-to-value link is left, so an attack run on the copy reads the
+        truth by construction only through what is published (:func:`anonlab.attacks.contract.run`
+        gives attacks this copy; scoring reads ``self``).
+        """
+        self._require_groups("adversary_copy")
+        published = np.asarray(self.sensitive_codes)
+        by_group = np.argsort(self.group, kind="stable")
+        canonical = np.lexsort((published, self.group))
+        codes = np.empty_like(published)
+        codes[by_group] = published[canonical]
+        out = self.with_truth(codes)
+        if self.published_sensitive is not None:
+            out.published_sensitive = _read_only(codes.astype(np.int32))
+        return out
+
     def with_scheme(self, scheme: str) -> Release:
         """The same groups published under the other scheme."""
         return Release(

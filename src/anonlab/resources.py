@@ -9,11 +9,12 @@ working arrays. The model here is linear in ``n``::
     added(n, a, algorithm) = n * (FIXED[algorithm] + 4 a) * SAFETY
 
 ``4 a`` is one int32 copy of the codes (the quasi-identifier matrix that Mondrian and Hilb stack,
-the gathers that Anatomy makes); ``FIXED[algorithm]`` is the rest per record (sort permutations,
-group ids, per-record float work arrays), fitted from ``benchmarks/scaling.py``: the peak RSS of a
-subprocess minus its RSS once the input was built, at the largest size measured, divided by the
-number of records, less ``4 a`` (see :data:`FIXED_BYTES_PER_ROW`). ``SAFETY`` covers what one
-measurement does not (allocator slack, other inputs).
+the gathers that Anatomy makes); ``FIXED[algorithm]`` (the anonymizer's registry record,
+:attr:`anonlab.anonymize.registry.Anonymizer.bytes_per_row`) is the rest per record (sort
+permutations, group ids, per-record float work arrays), fitted from ``benchmarks/scaling.py``:
+the peak RSS of a subprocess minus its RSS once the input was built, at the largest size
+measured, divided by the number of records, less ``4 a`` (see :func:`fixed_bytes_per_row`).
+``SAFETY`` covers what one measurement does not (allocator slack, other inputs).
 
 Choices (no paper covers this):
 
@@ -47,16 +48,16 @@ from typing import Any
 from anonlab._validation import check_int
 from anonlab.errors import AnonlabError
 
-#: Bytes per record an anonymizer adds beyond the input table and one int32 copy of its codes,
-#: fitted from ``python benchmarks/scaling.py`` at 10,000,000 records of census-kdd-workers
-#: resampled (8 attributes; measured under load, see docs/benchmarks.md "Scale"):
-#: ``(peak RSS - RSS after the input was built) / n - 4 * 8``, rounded up. Anatomy's release
-#: at 10M added 104 B/record, Mondrian's (k = 10 and ℓ = 3) 44, Hilb's 92.
-FIXED_BYTES_PER_ROW: dict[str, int] = {
-    "anatomy": 72,
-    "mondrian": 12,
-    "hilb": 60,
-}
+# Bytes per record an anonymizer adds beyond the input table and one int32 copy of its codes
+# are a fact of its registry record (``Anonymizer.bytes_per_row`` in
+# anonlab/anonymize/registry.py, read by :func:`fixed_bytes_per_row`), fitted from
+# ``python benchmarks/scaling.py`` at 10,000,000 records of census-kdd-workers resampled
+# (8 attributes; measured under load, see docs/benchmarks.md "Scale"):
+# ``(peak RSS - RSS after the input was built) / n - 4 * 8``, rounded up. Anatomy's release
+# at 10M added 104 B/record (72), Mondrian's (k = 10 and ℓ = 3) 44 (12), Hilb's 92 (60). An
+# anonymizer that runs a variant of a measured one says so (``Anonymizer.memory_as``:
+# Mondrian+ and Mondrian++ follow Mondrian, Hilb+ and Hilb++ Hilb, Injector Anatomy).
+
 #: The same for the attacks, beyond the input table *and the release* they attack: the
 #: negative-rule attack (mining + attack, 10M records: 196 B/record) and the foreground attack
 #: (10M records: 136 B/record: the per-target layout of the groups, the distinct-row index and
@@ -65,15 +66,6 @@ FIXED_BYTES_PER_ROW: dict[str, int] = {
 ATTACK_BYTES_PER_ROW: dict[str, int] = {
     "negative-rules": 164,
     "foreground": 104,
-}
-#: Algorithms that run (a variant of) a measured one.
-ALIASES: dict[str, str] = {
-    "mondrian+": "mondrian",
-    "mondrian++": "mondrian",
-    "hilb+": "hilb",
-    "hilb++": "hilb",
-    "stratified-pickup": "anatomy",
-    "injector": "anatomy",
 }
 #: Factor on the estimate for what one measurement does not cover.
 SAFETY = 1.25
@@ -122,11 +114,16 @@ def table_bytes(n_rows: int, n_attributes: int) -> int:
 
 def fixed_bytes_per_row(algorithm: str) -> int:
     """The fitted constant of ``algorithm`` (an attack's, an anonymizer's, or for an
-    unmeasured anonymizer the largest anonymizer constant)."""
-    name = ALIASES.get(algorithm, algorithm)
-    if name in ATTACK_BYTES_PER_ROW:
-        return ATTACK_BYTES_PER_ROW[name]
-    return FIXED_BYTES_PER_ROW.get(name, max(FIXED_BYTES_PER_ROW.values()))
+    unmeasured anonymizer the largest anonymizer constant).
+
+    An anonymizer's constant is a fact of its registry record; the registry (layer 4) is read
+    here when the function is called, not imported with this module (layer 2)."""
+    if algorithm in ATTACK_BYTES_PER_ROW:
+        return ATTACK_BYTES_PER_ROW[algorithm]
+    from anonlab.anonymize.registry import largest_bytes_per_row, measured_bytes_per_row
+
+    measured = measured_bytes_per_row(algorithm)
+    return largest_bytes_per_row() if measured is None else measured
 
 
 def estimate_added_bytes(n_rows: int, n_attributes: int, algorithm: str) -> int:

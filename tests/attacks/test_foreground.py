@@ -19,15 +19,17 @@ from hypothesis import strategies as st
 
 from anonlab import AnonlabError, Release, Table
 from anonlab.attacks.foreground import (
-    _Layout,
-    _link_kernel,
-    _loo_pass,
-    _poly_link_reference,
     breach_probabilities,
     foreground_attack,
     frequent_attribute_sets,
     hoeffding_support,
     mine_global_distribution,
+)
+from anonlab.attacks.foreground.kernel import (
+    GroupLayout,
+    _link_kernel,
+    _loo_pass,
+    _poly_link_reference,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -242,7 +244,7 @@ def _reference_link(a, groups, n_x):
 
 def _kernel_link(a, groups, n_x, key=None):
     """The kernel on every group in one call, members sorted by ``key`` (default ``a``)."""
-    layout = _Layout(groups, len(n_x), np.asarray(n_x, dtype=np.int64))
+    layout = GroupLayout(groups, len(n_x), np.asarray(n_x, dtype=np.int64))
     order = layout.order(a if key is None else key)
     p = np.full(len(a), np.nan)
     p[layout.zero], p[layout.one] = 0.0, 1.0

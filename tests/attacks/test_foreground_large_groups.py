@@ -1,7 +1,7 @@
 """Eq. (3) of the foreground-knowledge attack on large groups: the circle method.
 
-:func:`anonlab.attacks.foreground._circle_link` evaluates the group's polynomial on ``K`` nodes
-of the unit circle and recovers ``[z^n]`` and every run's leave-one-out ``[z^{n-1}]`` by a
+:func:`anonlab.attacks.foreground.kernel._circle_link` evaluates the group's polynomial on ``K``
+nodes of the unit circle and recovers ``[z^n]`` and every run's leave-one-out ``[z^{n-1}]`` by a
 discrete Fourier transform. Checked against exhaustive enumeration of possible worlds
 (Fractions) on tiny groups forced through it, against exact two-class values on groups of
 thousands, and against the linear-pass kernel and the log-space reference on random groups
@@ -20,13 +20,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from anonlab import Release, Table
-from anonlab.attacks import foreground
-from anonlab.attacks.foreground import (
+from anonlab.attacks.foreground import breach_probabilities
+from anonlab.attacks.foreground import kernel as fg_kernel
+from anonlab.attacks.foreground.kernel import (
+    GroupLayout,
     _circle_link,
-    _Layout,
     _link_kernel_ab,
     _poly_link_reference,
-    breach_probabilities,
 )
 
 NEVER = 1 << 62  # fast_min_work that keeps every group on the linear passes
@@ -34,7 +34,7 @@ NEVER = 1 << 62  # fast_min_work that keeps every group on the linear passes
 
 def kernel(a, n_x, groups, fast_min_work, fast_cost=0.0):
     """The compiled kernel on every group (members sorted by ``a``), ``b = 1 - a``."""
-    layout = _Layout(groups, len(n_x), np.asarray(n_x, dtype=np.int64))
+    layout = GroupLayout(groups, len(n_x), np.asarray(n_x, dtype=np.int64))
     order = layout.order(a)
     p = np.empty(len(a))
     p[layout.zero], p[layout.one] = 0.0, 1.0
@@ -226,7 +226,7 @@ def test_many_groups_in_one_call_and_gate():
     groups = np.repeat(np.arange(len(sizes)), sizes)
     a = np.concatenate([runs_of(rng, s, rng.uniform(0.05, 0.95, min(s - 1, 9))) for s in sizes])
     slow = kernel(a, n_x, groups, fast_min_work=NEVER)
-    gated = kernel(a, n_x, groups, fast_min_work=2500 * 1100, fast_cost=foreground._FAST_COST)
+    gated = kernel(a, n_x, groups, fast_min_work=2500 * 1100, fast_cost=fg_kernel._FAST_COST)
     small = groups > 0
     np.testing.assert_array_equal(gated[small], slow[small])
     assert not np.array_equal(gated[~small], slow[~small])  # the circle method was used
@@ -248,10 +248,10 @@ def test_breach_probabilities_through_the_circle_method(monkeypatch):
     )
     f = dict(zip("abcdefgh", [0.1, 0.2, 0.25, 0.3, 0.35, 0.5, 0.6, 0.05], strict=True))
     default = breach_probabilities(release, f, "x", attributes=["q"])
-    monkeypatch.setattr(foreground, "_FAST_MIN_WORK", NEVER)
+    monkeypatch.setattr(fg_kernel, "_FAST_MIN_WORK", NEVER)
     before = breach_probabilities(release, f, "x", attributes=["q"])
-    monkeypatch.setattr(foreground, "_FAST_MIN_WORK", 0)
-    monkeypatch.setattr(foreground, "_FAST_COST", 0.0)
+    monkeypatch.setattr(fg_kernel, "_FAST_MIN_WORK", 0)
+    monkeypatch.setattr(fg_kernel, "_FAST_COST", 0.0)
     after = breach_probabilities(release, f, "x", attributes=["q"])
     assert not np.array_equal(before, after)
     np.testing.assert_array_equal(default, after)
@@ -266,7 +266,7 @@ def test_declines_where_it_does_not_apply(enumerate_worlds):
     assert _circle_link(a, 1.0 - a, 3, 3, 5, out, 0.0) == 0
     assert _circle_link(a, 1.0 - a, 8, 3, 5, out, 0.0) == 0
     a = np.linspace(0.01, 0.99, 3000)  # 3,000 runs of one member, n = 30: too dear
-    assert _circle_link(a, 1.0 - a, 30, 0, 0, np.empty(3000), foreground._FAST_COST) == 0
+    assert _circle_link(a, 1.0 - a, 30, 0, 0, np.empty(3000), fg_kernel._FAST_COST) == 0
     assert _circle_link(a, 1.0 - a, 30, 0, 0, np.empty(3000), 0.0) > 0
     # a leave-one-out coefficient ~1e-3 of the scale: the rounding bound is too close to 1e-11,
     # it declines, and the kernel (its scratch space then allocated by the linear pass) gives

@@ -3,10 +3,10 @@ computations it replaces.
 
 * ``_odds_link`` (Anatomy's groups with one ``x``) gives bit for bit what ``_group_link`` gives,
   including the cases it hands back (``b = 0``, all odds equal, odds out of range).
-* ``_Problem`` evaluates each *type* of group (size, count of ``x``, members' keys) once: its
-  ``g`` and its posterior equal the per-group kernel over every group, also when every hash
-  collides (the exact comparison, not the hash, decides a type).
-* ``_distinct_keys`` / ``_RowIndex``: distinct rows equal ``np.unique(axis=0)``, also past a
+* ``FixedPointProblem`` evaluates each *type* of group (size, count of ``x``, members' keys)
+  once: its ``g`` and its posterior equal the per-group kernel over every group, also when every
+  hash collides (the exact comparison, not the hash, decides a type).
+* ``distinct_keys`` / ``RowIndex``: distinct rows equal ``np.unique(axis=0)``, also past a
   2^62 key space; signatures and supports read through the distinct rows equal the per-record
   group-by.
 * ``foreground_attack`` on a release with many repeated rows and groups equals the same attack
@@ -21,9 +21,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import anonlab.attacks.foreground as fg
+import anonlab.attacks.foreground.kernel as fg_kernel
+import anonlab.attacks.foreground.solver as fg_solver
 from anonlab import Release, Table
-from anonlab.attacks.foreground import _distinct_keys, _group_link, _link_kernel_ab, _RowIndex
+from anonlab.attacks.foreground import foreground_attack
+from anonlab.attacks.foreground.inputs import count_x, resolve_targets
+from anonlab.attacks.foreground.kernel import GroupLayout, _group_link, _link_kernel_ab
+from anonlab.attacks.foreground.signatures import RowIndex, distinct_keys
+from anonlab.attacks.foreground.solver import FixedPointProblem
 
 # ---------------------------------------------------------------------------------------------
 # _odds_link against _group_link
@@ -60,7 +65,9 @@ def _reference(a, b, ptr, degree, complement):
         wb = (a if complement[g] else b)[lo:hi].copy()
         res = np.empty(hi - lo)
         work = np.empty(64 * (hi - lo + 4))
-        assert _group_link(w, wb, int(degree[g]), res, work, fg._FAST_MIN_WORK, fg._FAST_COST)
+        assert _group_link(
+            w, wb, int(degree[g]), res, work, fg_kernel._FAST_MIN_WORK, fg_kernel._FAST_COST
+        )
         out[lo:hi] = 1.0 - res if complement[g] else res
     return out
 
@@ -75,7 +82,9 @@ def test_odds_link_equals_group_link_bit_for_bit(groups):
     degree = np.ones(len(sizes), dtype=np.int64)
     complement = np.array(comp, dtype=np.bool_)
     out = np.empty(len(a))
-    failed = _link_kernel_ab(a, b, ptr, degree, complement, out, fg._FAST_MIN_WORK, fg._FAST_COST)
+    failed = _link_kernel_ab(
+        a, b, ptr, degree, complement, out, fg_kernel._FAST_MIN_WORK, fg_kernel._FAST_COST
+    )
     assert not failed.any()
     assert np.array_equal(out, _reference(a, b, ptr, degree, complement))
 
@@ -107,15 +116,15 @@ def _release(rng, n_rows, n_sigs, max_group, rate, columns=1):
 
 
 def _problem(release, attributes, min_support, small="uniform-half"):
-    targets = fg._targets(release, "x")
-    n_x = fg._count_x(release, targets[0][1])
-    layout = fg._Layout(release.group, release.n_groups, n_x)
-    sig = _RowIndex.of(release, attributes).signatures(attributes)
+    targets = resolve_targets(release, "x")
+    n_x = count_x(release, targets[0][1])
+    layout = GroupLayout(release.group, release.n_groups, n_x)
+    sig = RowIndex.of(release, attributes).signatures(attributes)
     sufficient = sig.support >= min_support
     sig_var = np.full(len(sig.support), -1, dtype=np.int64)
     sig_var[sufficient] = np.arange(int(sufficient.sum()))
     fixed = np.where(sufficient, 0.0, 0.5 if small == "uniform-half" else 0.1)
-    problem = fg._Problem(layout, sig, sig_var, fixed, int(sufficient.sum()))
+    problem = FixedPointProblem(layout, sig, sig_var, fixed, int(sufficient.sum()))
     record_var = sig_var[sig.of(np.arange(release.table.n_rows))]
     record_fixed = fixed[sig.of(np.arange(release.table.n_rows))]
     return problem, layout, record_var, record_fixed
@@ -136,7 +145,7 @@ def _plain_g(layout, record_var, record_fixed, f, n_vars):
 def test_group_types_equal_every_group_on_its_own(seed, collide, monkeypatch):
     if collide:  # every sequence hashes alike: only the exact comparison separates types
         monkeypatch.setattr(
-            fg, "_sequence_hashes", lambda keys, ptr: np.zeros(len(ptr) - 1, np.uint64)
+            fg_solver, "_sequence_hashes", lambda keys, ptr: np.zeros(len(ptr) - 1, np.uint64)
         )
     rng = np.random.default_rng(seed)
     rel = _release(
@@ -155,7 +164,7 @@ def test_group_types_equal_every_group_on_its_own(seed, collide, monkeypatch):
 def test_foreground_attack_with_types_equals_one_type_per_group(monkeypatch):
     rng = np.random.default_rng(7)
     rel = _release(rng, 3000, 3, 3, 0.3, columns=3)
-    with_types = fg.foreground_attack(rel, "x", min_support=60)
+    with_types = foreground_attack(rel, "x", min_support=60)
     counter = iter(range(10**9))  # a distinct hash per group and a single-group type each
 
     def unique_hashes(keys, ptr):
@@ -166,9 +175,9 @@ def test_foreground_attack_with_types_equals_one_type_per_group(monkeypatch):
         kind[order] = np.arange(len(order))
         return kind, order.astype(np.int64)
 
-    monkeypatch.setattr(fg, "_sequence_hashes", unique_hashes)
-    monkeypatch.setattr(fg, "_group_types", one_type_per_group)
-    plain = fg.foreground_attack(rel, "x", min_support=60)
+    monkeypatch.setattr(fg_solver, "_sequence_hashes", unique_hashes)
+    monkeypatch.setattr(fg_solver, "_group_types", one_type_per_group)
+    plain = foreground_attack(rel, "x", min_support=60)
     assert with_types.attribute_sets == plain.attribute_sets
     assert len(with_types.attribute_sets) > 3
     np.testing.assert_allclose(with_types.p_star, plain.p_star, rtol=0, atol=1e-9)
@@ -188,7 +197,7 @@ def test_distinct_keys_equal_unique_rows(radix):
     rng = np.random.default_rng(radix)
     base = rng.integers(0, radix, (50, 8))
     rows = base[rng.integers(0, 50, 2000)]
-    first, inv, cnt = _distinct_keys([rows[:, j] for j in range(8)], [radix] * 8, len(rows))
+    first, inv, cnt = distinct_keys([rows[:, j] for j in range(8)], [radix] * 8, len(rows))
     uniq, ref_inv, ref_cnt = np.unique(rows, axis=0, return_inverse=True, return_counts=True)
     assert np.array_equal(rows[first], uniq)
     assert np.array_equal(inv, ref_inv.ravel())
@@ -198,7 +207,7 @@ def test_distinct_keys_equal_unique_rows(radix):
 def test_row_index_signatures_equal_the_per_record_group_by():
     rng = np.random.default_rng(3)
     rel = _release(rng, 5000, 4, 2, 0.2, columns=3)
-    index = _RowIndex.of(rel, ("q0", "q1", "q2"))
+    index = RowIndex.of(rel, ("q0", "q1", "q2"))
     assert len(index.rows) <= 64 and int(index.count.sum()) == 5000
     for attrs in [(), ("q1",), ("q0", "q2"), ("q0", "q1", "q2")]:
         sig = index.signatures(attrs)
@@ -217,7 +226,7 @@ def test_attack_distributions_recompute_record_signatures_on_demand():
     ``record_probabilities`` recompute it from the shared row index: equal to the group-by."""
     rng = np.random.default_rng(11)
     rel = _release(rng, 2000, 3, 2, 0.3, columns=2)
-    result = fg.foreground_attack(rel, "x", min_support=50)
+    result = foreground_attack(rel, "x", min_support=50)
     assert len(result.distributions) >= 3
     for d in result.distributions:
         assert d.row_signature is None

@@ -22,6 +22,7 @@ from anonlab.distributed.mapreduce import (
     split_release,
     split_table,
 )
+from anonlab.distributed.measures.checks import _map_group_statistics
 from anonlab.errors import AnonlabError
 from anonlab.mining import frequent_itemsets, mine_association_rules, mine_negative_rules
 from anonlab.models.defaults import default_checks
@@ -332,8 +333,8 @@ def test_map_reduce_on_the_cluster_equals_local(adult, dask_client):
     parts = split_release(release, 3)
     for sparse, how in ((False, {"histogram": "sum"}), (True, {"cells": "merge"})):
         shared = (release.n_groups, 14, sparse)
-        local = map_reduce(dm._map_group_statistics, parts, shared, how)
-        remote = map_reduce(dm._map_group_statistics, parts, shared, how, dask_client)
+        local = map_reduce(_map_group_statistics, parts, shared, how)
+        remote = map_reduce(_map_group_statistics, parts, shared, how, dask_client)
         key = next(iter(how))
         assert np.array_equal(np.asarray(local[key]), np.asarray(remote[key]))
     keys, counts = remote["cells"]

@@ -1,7 +1,9 @@
 """Anonymizers: each turns a :class:`~anonlab.table.Table` into a :class:`~anonlab.release.Release`.
 
 Found by name through :func:`anonymize`, so the CLI, reports and experiments list them without
-special cases.
+special cases. Each has one :class:`~anonlab.anonymize.registry.Anonymizer` record in
+:data:`ANONYMIZERS` (its paper, default scheme, memory constant, Dask partitioning, how
+``compare`` gives it ℓ); everything here reads those records.
 
 pandas in: every anonymizer (and :func:`anonymize`) also takes a DataFrame with the keywords of
 :meth:`Table.from_frame <anonlab.table.Table.from_frame>` (``quasi_identifiers=`` and
@@ -12,21 +14,26 @@ raises an :class:`~anonlab.errors.AnonlabError` naming the type received and the
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from anonlab._validation import frame_keywords, record_column_roles, table_from_input
 from anonlab.anonymize.anatomy import anatomy
 from anonlab.anonymize.generalize import generalize
 from anonlab.anonymize.hilb import hilb
-from anonlab.anonymize.hilb_plus import hilb_plus, hilb_plus_plus
 from anonlab.anonymize.injector import injector
 from anonlab.anonymize.lattice import lattice
 from anonlab.anonymize.mask import mask
-from anonlab.anonymize.mask_plus import mask_plus, mask_plus_plus
 from anonlab.anonymize.mondrian import mondrian
-from anonlab.anonymize.mondrian_plus import mondrian_plus, mondrian_plus_plus
+from anonlab.anonymize.registry import (
+    ANONYMIZERS,
+    Anonymizer,
+    FieldView,
+    get,
+    register,
+    registered,
+    unregister,
+)
 from anonlab.errors import AnonlabError
 from anonlab.release import Release
 from anonlab.table import Table
@@ -34,52 +41,52 @@ from anonlab.table import Table
 if TYPE_CHECKING:
     import pandas as pd
 
-#: name -> function(table, **parameters) -> Release
-ALGORITHMS: dict[str, Callable[..., Release]] = {
-    "anatomy": anatomy,
-    "generalize": generalize,
-    "hilb": hilb,
-    "injector": injector,
-    "lattice": lattice,
-    "mask": mask,
-    "mondrian": mondrian,
-    # Jin, Zhang, Das (ASAP): look-ahead repairs ("+") and + stratified pick-up ("++")
-    "hilb+": hilb_plus,
-    "hilb++": hilb_plus_plus,
-    "mask+": mask_plus,
-    "mask++": mask_plus_plus,
-    "mondrian+": mondrian_plus,
-    "mondrian++": mondrian_plus_plus,
-}
+#: ``ANONYMIZERS``: name -> :class:`Anonymizer`, every fact about each anonymizer
+#: (:mod:`.registry`). ``ALGORITHMS``: name -> function(table, **parameters) -> Release,
+#: read live from ``ANONYMIZERS``.
+ALGORITHMS: Mapping[str, Callable[..., Release]] = FieldView("function")
 
 
 def available() -> list[str]:
     """Names of the anonymizers."""
-    return sorted(ALGORITHMS)
+    return sorted(ANONYMIZERS)
 
 
 def parameters(algorithm: str) -> list[str]:
     """The keyword parameters an anonymizer accepts."""
-    fn = _lookup(algorithm)
-    return [p for p in inspect.signature(fn).parameters if p != "table"]
+    return list(get(algorithm).parameters)
 
 
-#: Full-domain anonymizers: every quasi-identifier is published at a level of its hierarchy.
-FULL_DOMAIN = ("generalize", "lattice")
+class _FullDomain(Sequence[str]):
+    """The full-domain anonymizers' names, read live from the registry."""
+
+    def _names(self) -> list[str]:
+        return [a.name for a in ANONYMIZERS.values() if a.full_domain]
+
+    def __getitem__(self, index):  # type: ignore[override]
+        return self._names()[index]
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+    def __repr__(self) -> str:
+        return repr(tuple(self._names()))
+
+
+#: Full-domain anonymizers: every quasi-identifier is published at a level of its hierarchy
+#: (:attr:`Anonymizer.full_domain`).
+FULL_DOMAIN: Sequence[str] = _FullDomain()
 
 
 def publication_scheme(algorithm: str, scheme: str | None = None) -> str | None:
-    """How ``algorithm`` publishes its groups with ``scheme`` given (or its default):
-    ``"generalization"`` or ``"bucketization"``, or None for a full-domain anonymizer, whose
-    every quasi-identifier needs a hierarchy anyway. For checks made before the work, such as
-    :func:`anonlab.release.require_no_value_sets`."""
-    fn = _lookup(algorithm)
-    if algorithm in FULL_DOMAIN:
+    """How ``algorithm`` publishes its groups with ``scheme`` given (or its default,
+    :attr:`Anonymizer.scheme`): ``"generalization"`` or ``"bucketization"``, or None for a
+    full-domain anonymizer, whose every quasi-identifier needs a hierarchy anyway. For checks
+    made before the work, such as :func:`anonlab.release.require_no_value_sets`."""
+    record = get(algorithm)
+    if record.full_domain:
         return None
-    if scheme is not None:
-        return scheme
-    param = inspect.signature(fn).parameters.get("scheme")
-    return "bucketization" if param is None else str(param.default)
+    return record.scheme if scheme is None else scheme
 
 
 def anonymize(table: Table | pd.DataFrame, algorithm: str, **params: object) -> Release:
@@ -120,16 +127,14 @@ def anonymize(table: Table | pd.DataFrame, algorithm: str, **params: object) -> 
 
 
 def _lookup(algorithm: str) -> Callable[..., Release]:
-    try:
-        return ALGORITHMS[algorithm]
-    except KeyError:
-        raise AnonlabError(
-            f"unknown algorithm {algorithm!r}; available: {', '.join(available())}"
-        ) from None
+    return get(algorithm).function
 
 
 __all__ = [
     "ALGORITHMS",
+    "ANONYMIZERS",
+    "FULL_DOMAIN",
+    "Anonymizer",
     "anatomy",
     "anonymize",
     "available",
@@ -140,4 +145,8 @@ __all__ = [
     "mask",
     "mondrian",
     "parameters",
+    "publication_scheme",
+    "register",
+    "registered",
+    "unregister",
 ]

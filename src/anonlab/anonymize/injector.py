@@ -73,7 +73,7 @@ from anonlab._validation import (
 )
 from anonlab.errors import AnonlabError, IneligibleError
 from anonlab.models.matching_l_diversity import (
-    _group_valid,
+    group_valid,
     incompatibility_matrix,
     matching_possible_values,
 )
@@ -388,7 +388,7 @@ def _assignment_phase(
                     slot[m] = codes[r]
                     m += 1
                     r = nxt[r]
-                ok = _group_valid(
+                ok = group_valid(
                     members[:m], slot[:m], inc, out, cap, assign, used, adj_start, adj, work
                 )
                 valid = 0

@@ -1,5 +1,10 @@
-"""Attacks on releases: what an adversary can infer from what is published."""
+"""Attacks on releases: what an adversary can infer from what is published.
 
+Importing this package registers the built-in attacks (:mod:`anonlab.attacks.contract`): each
+module ends with ``ATTACK = register(Attack(...))``.
+"""
+
+from anonlab.attacks import contract
 from anonlab.attacks.algorithm_disclosure import (
     applicable_attacks,
     minimal_change_naive,
@@ -27,6 +32,7 @@ from anonlab.attacks.foreground import (
     hoeffding_support,
     mine_global_distribution,
 )
+from anonlab.attacks.foreground import attack as _foreground_record  # noqa: F401 (registers)
 from anonlab.attacks.hilb_algorithm7 import Algorithm7Result, hilb_algorithm7
 from anonlab.attacks.mask_phd25 import PhD25Result, phd25_attack
 from anonlab.attacks.minimality import (
@@ -46,6 +52,7 @@ from anonlab.attacks.worst_case import (
 )
 
 __all__ = [
+    "contract",
     "Algorithm7Result",
     "AsapResult",
     "MinimalityResult",

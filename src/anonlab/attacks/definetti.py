@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,7 +67,17 @@ from anonlab._validation import (
     rng_from_seed,
     takes_release,
 )
+from anonlab.attacks.contract import (
+    Attack,
+    Inference,
+    Knowledge,
+    describe,
+    promise,
+    register,
+    strongest_sentence,
+)
 from anonlab.errors import AnonlabError
+from anonlab.finding import Finding
 from anonlab.release import Release
 
 MODELS = ("naive-bayes", "joint")
@@ -134,8 +144,13 @@ def _draw_log_parameters(counts, feat_ptr, prior, state, c, out):
 
 
 @njit(cache=True)
-def _log_posterior(counts: np.ndarray, prior: float) -> float:
-    """``Σ log Γ(n + prior)`` over count cells: the collapsed log posterior up to a constant."""
+def collapsed_log_posterior(counts: np.ndarray, prior: float) -> float:
+    """``Σ log Γ(n + prior)`` over count cells: the collapsed log posterior up to a constant.
+
+    Kifer (SIGMOD 2009) §3.5: with the model's parameters integrated out, the posterior of an
+    assignment is ``∝ Π Γ(n_{x,s} + prior)``. ``counts`` is a 2-D int array of count cells
+    ``n_{x,s}`` (features by sensitive values), ``prior > 0``; compiled (numba).
+    """
     total = 0.0
     for i in range(counts.shape[0]):
         for s in range(counts.shape[1]):
@@ -338,7 +353,7 @@ def _run_chain(
             for r in range(n):
                 for f in range(n_feat):
                     counts[cells[r, f], assign[r]] += 1
-        trace[sweep] = _log_posterior(counts, prior)
+        trace[sweep] = collapsed_log_posterior(counts, prior)
 
 
 @njit(cache=True, parallel=True)
@@ -382,7 +397,17 @@ class _Layout:
     feat_ptr: np.ndarray  # feature f's cells are feat_ptr[f]:feat_ptr[f + 1]
 
 
-def _features(release: Release, attributes: tuple[str, ...], model: str):
+def feature_cells(
+    release: Release, attributes: tuple[str, ...], model: str
+) -> tuple[np.ndarray, int, np.ndarray]:
+    """Each record's count cell per feature: ``(cells, n_cells, feat_ptr)``.
+
+    Kifer (SIGMOD 2009) §5.1: Naive Bayes has one feature per attribute (cells
+    ``feat_ptr[f]:feat_ptr[f+1]`` are attribute ``f``'s codes); the joint model has one feature,
+    the whole quasi-identifier vector (a cell per distinct vector, in key order). ``cells`` has
+    shape (n_rows, n_features), int64. Assumes ``attributes`` checked
+    (:func:`check_attributes`) and ``model`` one of ``MODELS``.
+    """
     table = release.table
     codes = [table.codes[a].astype(np.int64) for a in attributes]
     sizes = [table.domain_size(a) for a in attributes]
@@ -398,7 +423,7 @@ def _features(release: Release, attributes: tuple[str, ...], model: str):
 
 
 def _layout(release: Release, attributes: tuple[str, ...], model: str) -> _Layout:
-    cells, n_cells, feat_ptr = _features(release, attributes, model)
+    cells, n_cells, feat_ptr = feature_cells(release, attributes, model)
     order = np.argsort(release.group, kind="stable").astype(np.int64)
     ptr = np.zeros(release.n_groups + 1, dtype=np.int64)
     np.cumsum(release.group_sizes, out=ptr[1:])
@@ -408,7 +433,11 @@ def _layout(release: Release, attributes: tuple[str, ...], model: str) -> _Layou
     return _Layout(cells, n_cells, order, ptr, multiset.astype(np.int64), n_values, feat_ptr)
 
 
-def _attributes(release: Release, attributes: Sequence[str] | None) -> tuple[str, ...]:
+def check_attributes(release: Release, attributes: Sequence[str] | None) -> tuple[str, ...]:
+    """The attacker's quasi-identifiers as a tuple (default: all of the release's).
+
+    Raises naming the valid ones when one is not a quasi-identifier, or when none is left.
+    """
     qi = release.quasi_identifiers
     if attributes is None:
         attributes = qi
@@ -423,7 +452,8 @@ def _attributes(release: Release, attributes: Sequence[str] | None) -> tuple[str
     return attributes
 
 
-def _require_attackable(release: Release) -> None:
+def require_attackable(release: Release) -> None:
+    """Raise unless the release has per-record groups and at least 2 sensitive values."""
     if release.group is None:
         raise AnonlabError("the release has no per-record groups (a candidate from a search)")
     n_values = release.table.domain_size(release.sensitive)
@@ -659,7 +689,7 @@ def definetti_attack(
     >>> bool(abs(result.posterior[11, 0] - 5 / 32) < 0.02)
     True
     """
-    _require_attackable(release)
+    require_attackable(release)
     model = check_choice("model", model, MODELS)
     combine = check_choice("combine", combine, COMBINE)
     sampler = check_choice("sampler", sampler, SAMPLERS)
@@ -678,7 +708,7 @@ def definetti_attack(
         )
     moves_per_record = check_int("moves_per_record", moves_per_record, minimum=1)
     seed = check_seed(seed)
-    attributes = _attributes(release, attributes)
+    attributes = check_attributes(release, attributes)
     n = release.table.n_rows
     rows = np.arange(n) if targets is None else np.unique(np.asarray(targets, dtype=np.int64))
     if len(rows) == 0:
@@ -793,9 +823,9 @@ def exact_posterior(
     assignments (notes §3.5); returns ``(n_rows, n_values)``. Raises above
     :data:`EXACT_LIMIT` assignments. This is the test oracle for the sampler.
     """
-    _require_attackable(release)
+    require_attackable(release)
     model = check_choice("model", model, MODELS)
-    attributes = _attributes(release, attributes)
+    attributes = check_attributes(release, attributes)
     layout = _layout(release, attributes, model)
     sizes = np.diff(layout.ptr)
     total = math.prod(math.factorial(int(m)) for m in sizes)
@@ -863,3 +893,120 @@ def predictive_posterior(
             n_is = np.bincount(sensitive[features[:, i] == query[i]], minlength=n_values)
             weight = weight * (n_is + prior) / (n_s + prior * size)
     return weight / weight.sum()
+
+
+# ---------------------------------------------------------------------- the registry's record
+def _know(release: Release, options: Mapping[str, Any]) -> Knowledge:
+    """The targets: ``targets`` records drawn by the publisher (the audit's seed)."""
+    n = release.table.n_rows
+    rows = choose_targets(release, min(int(options.get("targets", 200)), n),
+                          seed=int(options.get("seed", 0)))  # fmt: skip
+    return Knowledge(
+        {"targets": rows},
+        "the targets' quasi-identifiers and groups; a Naive Bayes model of quasi-identifiers and "
+        "sensitive value learnt from the release itself",
+    )
+
+
+def _infer(view: Release, knowledge: Knowledge, options: Mapping[str, Any]) -> Inference:
+    rows = knowledge["targets"]
+    res = definetti_attack(
+        view,
+        targets=rows,
+        chains=int(options.get("chains", 4)),
+        sweeps=int(options.get("sweeps", 200)),
+        seed=int(options.get("seed", 0)),
+        progress=options.get("tick"),  # chunked sampling, the same result
+    )
+    best = res.posterior.argmax(axis=1)
+    inferred = np.zeros(res.posterior.shape, dtype=bool)
+    inferred[np.arange(len(rows)), best] = True
+    at = np.arange(len(rows))
+    return Inference(
+        attack="definetti",
+        values=res.values,
+        records=rows,
+        inferred=inferred,
+        probability=res.posterior[at, best],
+        baseline=res.baseline[at, best],
+        posterior=res.posterior,
+        summary={"r_hat": res.r_hat(), "chain_spread": res.chain_spread()},
+        settings=dict(res.settings, targets=len(rows)),
+        detail=res,
+    )
+
+
+def _judge(
+    release: Release, knowledge: Knowledge, inference: Inference, options: Mapping[str, Any]
+) -> Finding:
+    """At risk: a target whose true value gets a posterior above the promise by more than the
+    Monte-Carlo noise (0.01, or three between-chain standard errors)."""
+    res: DeFinettiResult = inference.detail
+    rows = inference.records
+    at = np.arange(len(rows))
+    truth = release.table.codes[release.sensitive][rows]
+    bound, words = promise(release)
+    ours = score_posterior(res.posterior, truth)
+    base = score_posterior(res.baseline, truth)
+    p_true = inference.probability_of(truth)
+    noise = np.maximum(0.01, 3 * res.monte_carlo_error()[at, truth])
+    risk = p_true > bound[rows] + noise
+    order = np.argsort(-inference.probability, kind="stable")[:10]
+    worst = []
+    for i in order.tolist():
+        row = int(rows[i])
+        j = int(np.flatnonzero(inference.inferred[i])[0])
+        worst.append(
+            {
+                "record": row,
+                "group": int(release.group[row]),
+                "known": describe(release, row, res.attributes),
+                "inferred": res.values[j],
+                "probability": float(inference.probability[i]),
+                "random_worlds": float(inference.baseline[i]),
+                "correct": bool(j == truth[i]),
+            }
+        )
+    return Finding(
+        key=ATTACK.name,
+        title=ATTACK.title,
+        paper=ATTACK.paper,
+        attacker=ATTACK.attacker,
+        promise=words,
+        verdict="at risk" if risk.any() else "pass",
+        headline=f"{int(risk.sum()):,} of {len(rows):,} targets have their true value inferred "
+        f"above {words}; accuracy {ours['ACC']:.3f} vs {base['ACC']:.3f} for random worlds",
+        at_risk=int(risk.sum()),
+        considered=len(rows),
+        strongest=strongest_sentence(release, worst, set_of=False),
+        measures={**ours, **inference.summary},
+        baseline=base,
+        worst=worst,
+        plot={
+            "kind": "posterior",
+            "ours": p_true,
+            "baseline": res.baseline[at, truth],
+            "bound": float(np.median(bound)),
+            "label": "deFinetti: probability of the true value",
+        },
+        settings=inference.settings,
+    )
+
+
+ATTACK = register(
+    Attack(
+        name="definetti",
+        title="deFinetti attack",
+        paper="Kifer, Attacks on privacy and deFinetti's theorem, SIGMOD 2009",
+        attacker="knows the targets' quasi-identifiers and groups; learns a Naive Bayes model of "
+        "quasi-identifiers and sensitive value from the release itself",
+        knowledge=("targets",),
+        know=_know,
+        infer=_infer,
+        judge=_judge,
+        command="definetti",
+        order=10,
+        cost="grows with records × chains × sweeps (every record is resampled each sweep)",
+        options=("targets", "chains", "sweeps"),
+    )
+)

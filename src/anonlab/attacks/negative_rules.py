@@ -26,13 +26,23 @@ The ground truth is read only by :meth:`NegativeRuleAttackResult.score`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from anonlab._validation import check_choice, check_int, takes_release
+from anonlab.attacks.contract import (
+    Attack,
+    Inference,
+    Knowledge,
+    describe,
+    register,
+    strongest_sentence,
+)
 from anonlab.errors import AnonlabError
+from anonlab.finding import Finding
 from anonlab.models.matching_l_diversity import (
     READINGS,
     group_values,
@@ -241,4 +251,133 @@ def _knowledge(release: Release, rules: Any, rules_table: Table | None) -> np.nd
     return inc
 
 
-__all__ = ["NegativeRuleAttackResult", "negative_rule_attack"]
+# ---------------------------------------------------------------------- the registry's record
+def _know(release: Release, options: Mapping[str, Any]) -> Knowledge:
+    """The rules: every negative rule of confidence 1 mined from the original table (minExp
+    ``min_expectation``, one condition each), as the Injector paper's adversary knows them."""
+    from anonlab.mining.negative_rules import mine_negative_rules
+
+    min_expectation = options.get("min_expectation", 0.9)
+    rules = mine_negative_rules(release.table, min_expectation, 1)
+    params = release.manifest.get("parameters", {})
+    l = int(params.get("l") or params.get("m") or 2)  # MASK promises 1/m
+    return Knowledge(
+        {"rules": rules, "l": l},
+        f"the {len(rules.rules)} negative rules mined from the original table (minExp "
+        f"{min_expectation}, one condition each) and every record's quasi-identifiers and group",
+    )
+
+
+def _infer(view: Release, knowledge: Knowledge, options: Mapping[str, Any]) -> Inference:
+    """Per record, the matching reading's possible values: the attacker is certain the value is
+    one of them (rules of confidence 1)."""
+    res = negative_rule_attack(view, knowledge["rules"], l=knowledge["l"])
+    possible = res.possible("matching")
+    n = len(res.group)
+    hist = np.asarray(view.sensitive_histogram, dtype=np.float64)
+    sizes = np.maximum(view.group_sizes, 1).astype(np.float64)
+    in_set = (hist[view.group] * possible).sum(axis=1) / sizes[view.group]
+    return Inference(
+        attack="negative-rules",
+        values=res.values,
+        records=np.arange(n),
+        inferred=possible,
+        probability=np.ones(n),
+        baseline=in_set,
+        summary={**res.counts(), "rules": len(knowledge["rules"].rules)},
+        settings={
+            "min_expectation": options.get("min_expectation", 0.9),
+            "max_conditions": 1,
+            "l": knowledge["l"],
+        },  # fmt: skip
+        detail=res,
+    )
+
+
+def _judge(
+    release: Release, knowledge: Knowledge, inference: Inference, options: Mapping[str, Any]
+) -> Finding:
+    """At risk: fewer than ℓ possible values left (the paper's vulnerable records, Fig. 4)."""
+    res: NegativeRuleAttackResult = inference.detail
+    rules = knowledge["rules"]
+    l = knowledge["l"]
+    counts = res.counts()
+    n_match = res.n_possible("matching")
+    n_base = res.n_possible("baseline")
+    vulnerable = res.vulnerable("matching")
+    pinned = res.pinned("matching")
+    truth = release.table.codes[release.sensitive]
+    order = np.lexsort((np.arange(len(n_match)), n_match - n_base))[:10]
+    hist = np.asarray(release.sensitive_histogram, dtype=np.float64)
+    worst = []
+    for row in order.tolist():
+        if n_match[row] >= n_base[row]:
+            break
+        possible = np.flatnonzero(res.possible("matching")[row])
+        worst.append(
+            {
+                "record": row,
+                "group": int(release.group[row]),
+                "known": describe(release, row, release.quasi_identifiers),
+                "inferred": "{" + ", ".join(res.values[j] for j in possible) + "}",
+                "probability": 1.0 / max(1, len(possible)),
+                "random_worlds": float(
+                    hist[release.group[row], truth[row]] / release.group_sizes[release.group[row]]
+                ),
+                "correct": bool(res.possible("matching")[row, truth[row]]),
+            }
+        )
+    top = worst[0] if worst else None
+    example = rules.rules[0] if len(rules.rules) else None
+    return Finding(
+        key=ATTACK.name,
+        title=ATTACK.title,
+        paper=ATTACK.paper,
+        attacker=f"knows {knowledge.words}",
+        example=None if example is None else f"a mined rule: {example}",
+        promise=f"at least ℓ = {l} possible values per record",
+        verdict="at risk" if vulnerable.any() else "pass",
+        headline=f"{int(vulnerable.sum()):,} records keep fewer than {l} possible values "
+        f"({int(pinned.sum()):,} pinned to one value); without rules "
+        f"{counts['vulnerable_baseline']:,}",
+        at_risk=int(vulnerable.sum()),
+        considered=release.table.n_rows,
+        strongest=None
+        if top is None
+        else strongest_sentence(release, [{**top, "probability": None}], set_of=True),  # fmt: skip
+        measures={**counts, **res.score(release), "rules": len(rules.rules)},
+        baseline={
+            "vulnerable": counts["vulnerable_baseline"],
+            "pinned": counts["pinned_baseline"],
+        },
+        worst=worst,
+        plot={
+            "kind": "possible",
+            "matching": np.bincount(n_match, minlength=len(res.values) + 1),
+            "baseline": np.bincount(n_base, minlength=len(res.values) + 1),
+            "label": "records by number of possible sensitive values",
+        },
+        settings=inference.settings,
+    )
+
+
+ATTACK = register(
+    Attack(
+        name="negative-rules",
+        title="Background knowledge from negative association rules",
+        paper="Li & Li, Injector: mining background knowledge for data anonymization, ICDE 2008",
+        attacker="knows negative association rules X ⇒ ¬s of confidence 1 mined from the "
+        "original table, and every record's quasi-identifiers and group",
+        knowledge=("rules",),
+        know=_know,
+        infer=_infer,
+        judge=_judge,
+        command="rules",
+        order=30,
+        cost="mining grows with records × quasi-identifier values × sensitive values; the "
+        "matching reading with records × group size",
+        options=("min_expectation",),
+    )
+)
+
+__all__ = ["ATTACK", "NegativeRuleAttackResult", "negative_rule_attack"]

@@ -12,11 +12,14 @@ public face.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
 from anonlab._validation import takes_release
+from anonlab.attacks.contract import Attack, Inference, Knowledge, promise, register
 from anonlab.disclosure import (
     LANGUAGES,
     DisclosureEngine,
@@ -25,9 +28,11 @@ from anonlab.disclosure import (
     Statement,
     check_disclosure_inputs,
 )
+from anonlab.finding import Finding
 from anonlab.release import Release
 
 __all__ = [
+    "ATTACK",
     "LANGUAGES",
     "DisclosureResult",
     "Number",
@@ -151,3 +156,173 @@ def disclosure_by_group_curve(
         release, k_max, language, exact, name="k_max"
     )
     return DisclosureEngine(release, k_max, language, exact, cap=False).by_group_curve()
+
+
+# ---------------------------------------------------------------------------------------------
+# The registry's record
+# ---------------------------------------------------------------------------------------------
+
+
+def _know(release: Release, options: Mapping[str, Any]) -> Knowledge:
+    k = int(options.get("worst_case_k", 1))
+    return Knowledge(
+        {"k": k, "k_max": int(options.get("k_max", 5))},
+        f"every record's group and {k} basic implication(s) about anyone's sensitive values "
+        "(the worst such knowledge)",
+    )
+
+
+def _infer(view: Release, knowledge: Knowledge, options: Mapping[str, Any]) -> Inference:
+    """Per record, its group's maximum disclosure at every k to ``k_max`` (both languages),
+    from the published groups only; the inferred value is the group's most frequent published
+    value (the value the implications expose first), its probability the disclosure at the
+    verdict's k, the baseline the disclosure with no knowledge (k = 0)."""
+    k_max, k = knowledge["k_max"], knowledge["k"]
+    curve = {lang: disclosure_curve(view, k_max, language=lang) for lang in LANGUAGES}
+    per_group = disclosure_by_group_curve(view, k_max)  # (k_max + 1, groups)
+    hist = np.asarray(view.sensitive_histogram)
+    values = tuple(str(v) for v in view.table.values[view.sensitive])
+    n = view.table.n_rows
+    inferred = np.zeros((n, len(values)), dtype=bool)
+    inferred[np.arange(n), hist.argmax(axis=1)[view.group]] = True
+    witness = maximum_disclosure(view, k)
+    return Inference(
+        attack="worst-case",
+        values=values,
+        records=np.arange(n),
+        inferred=inferred,
+        probability=per_group[k][view.group],
+        baseline=per_group[0][view.group],
+        summary={
+            "curve_implications": curve["implications"],
+            "curve_negations": curve["negations"],
+        },  # fmt: skip
+        settings={"k_max": k_max, "worst_case_k": k},
+        detail={"curve": curve, "per_group": per_group, "witness": witness},
+    )
+
+
+def _judge(
+    release: Release, knowledge: Knowledge, inference: Inference, options: Mapping[str, Any]
+) -> Finding:
+    """Martin et al.'s worst case, judged at a small budget of background knowledge.
+
+    Martin, Kifer, Machanavajjhala, Gehrke and Halpern (ICDE 2007) define (c,k)-safety
+    (Definition 13): maximum disclosure under ``k`` basic implications below a threshold ``c``;
+    the paper leaves ``c`` and ``k`` to the publisher. The verdict takes ``c`` = the release's
+    promise (:func:`~anonlab.attacks.contract.promise`, e.g. ``1/ℓ``) and ``k`` =
+    ``worst_case_k`` (default 1: one basic implication, e.g. "if Bob has flu then Ann has
+    flu"): a record is *at risk* when the maximum disclosure with the target in its group
+    (:func:`disclosure_by_group_curve`; the implications may speak of anyone) exceeds the
+    promise after ``worst_case_k`` implications.
+
+    Judging at ``k = k_max`` instead flags almost every record of any ℓ-diverse release: a group
+    with ``d`` distinct values is pinned by ``d - 1`` implications, so with ``k_max >= ℓ - 1``
+    every group with exactly ℓ values reaches disclosure 1, and the count says nothing about one
+    release against another. At ``k = 1`` a group whose most frequent value already sits at the
+    promise is still exceeded (any one fact raises it), while a group with slack below the
+    promise passes. The whole curve ``k = 0..k_max`` (both languages) is still shown, with, per
+    record, the smallest ``k`` at which its group exceeds the promise and the smallest at which
+    its value becomes certain. Without ℓ or m the threshold is the group's random-worlds maximum
+    (its disclosure at k = 0): disclosure speaks of the group's most exposed value, not of the
+    record's own.
+    """
+    k_max, k_verdict = knowledge["k_max"], knowledge["k"]
+    curve = inference.detail["curve"]
+    per_group_by_k = inference.detail["per_group"]
+    witness = inference.detail["witness"]
+    bound, words = promise(release)
+    # Disclosure is about the group's most exposed value, not the record's own: compare it with
+    # the group's largest promise (the same 1/ℓ for every record; without ℓ or m, the group's
+    # random-worlds maximum, so no record is at risk at k = 0).
+    group_bound = np.zeros(release.n_groups, dtype=np.float64)
+    np.maximum.at(group_bound, release.group, bound)
+    bound = group_bound[release.group]
+    n = release.table.n_rows
+    first_above = np.full(n, -1, dtype=np.int64)  # smallest k above the promise; -1: none <= K
+    first_certain = np.full(n, -1, dtype=np.int64)  # smallest k with disclosure 1
+    above_by_k = []
+    tick = options.get("tick")
+    for k in range(k_max + 1):
+        per_record = per_group_by_k[k][release.group]
+        above = per_record > bound + 1e-9
+        first_above[(first_above < 0) & above] = k
+        first_certain[(first_certain < 0) & (per_record >= 1 - 1e-12)] = k
+        above_by_k.append(int(above.sum()))
+        if tick is not None:
+            tick(k + 1, k_max + 1)
+    risk = (first_above >= 0) & (first_above <= k_verdict)
+    implications = curve["implications"]
+    never = int((first_above < 0).sum())
+    worst = []
+    if witness.record is not None:
+        worst.append(
+            {
+                "record": witness.record,
+                "group": witness.group,
+                "known": "; ".join(witness.sentences) or "nothing",
+                "inferred": witness.sensitive_value,
+                "probability": float(witness.value),
+                "random_worlds": float(witness.prior),
+                "correct": bool(
+                    str(release.table.column(release.sensitive)[witness.record])
+                    == witness.sensitive_value
+                ),
+            }
+        )
+    return Finding(
+        key=ATTACK.name,
+        title=ATTACK.title,
+        paper=ATTACK.paper,
+        attacker=f"knows every record's group and k basic implications about anyone's sensitive "
+        f"values; the verdict is at k = {k_verdict}, the curve runs to k = {k_max}",
+        promise=f"{words}, against k = {k_verdict} implication(s) ((c,k)-safety, c = the promise)",
+        verdict="at risk" if risk.any() else "pass",
+        headline=f"{int(risk.sum()):,} records in groups above {words} after {k_verdict} "
+        f"implication(s) (maximum disclosure {implications[k_verdict]:.3f}); "
+        f"maximum disclosure {implications[0]:.3f} with no knowledge, "
+        f"{implications[k_max]:.3f} after {k_max}; {above_by_k[k_max]:,} records above the "
+        f"promise at k = {k_max}",
+        at_risk=int(risk.sum()),
+        considered=n,
+        strongest=witness.explain(),
+        measures={
+            "verdict_k": k_verdict,
+            "curve_implications": implications,
+            "curve_negations": curve["negations"],
+            "records_above_promise_by_k": above_by_k,
+            "records_above_promise_at_k1": above_by_k[1] if k_max >= 1 else above_by_k[0],
+            "smallest_k_above_promise": {
+                **{str(k): int((first_above == k).sum()) for k in range(k_max + 1)},
+                f"> {k_max}": never,
+            },
+            "smallest_k_certain": {
+                **{str(k): int((first_certain == k).sum()) for k in range(k_max + 1)},
+                f"> {k_max}": int((first_certain < 0).sum()),
+            },
+        },
+        baseline={"max_disclosure_k0": float(implications[0])},
+        worst=worst,
+        plot={"kind": "curve", "curves": curve, "label": "maximum disclosure against k"},
+        settings=inference.settings,
+    )
+
+
+ATTACK = register(
+    Attack(
+        name="worst-case",
+        title="Worst-case background knowledge",
+        paper="Martin, Kifer, Machanavajjhala, Gehrke, Halpern, ICDE 2007",
+        attacker="knows every record's group and k basic implications about anyone's sensitive "
+        "values (the worst such knowledge)",
+        knowledge=("k",),
+        know=_know,
+        infer=_infer,
+        judge=_judge,
+        command="worst-case",
+        order=40,
+        cost="grows with groups × k_max × distinct sensitive values (one dynamic program)",
+        bound=True,
+        options=("k_max", "worst_case_k"),
+    )
+)

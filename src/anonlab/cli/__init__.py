@@ -21,6 +21,7 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from anonlab import __version__
+from anonlab.anonymize import registry
 from anonlab.cli.common import (
     CLUSTER,
     DATA,
@@ -75,6 +76,7 @@ def main() -> None:
     output when it succeeds, never when it fails."""
     drop_notes()
     try:
+        _add_attack_commands()
         app(standalone_mode=False)
         flush_notes()
     except AnonlabError as exc:
@@ -117,6 +119,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "reproduce",
     "hierarchy",
     "init",
+    "attack",
 )
 
 
@@ -125,6 +128,15 @@ def _register_command_modules() -> None:
 
     for name in _COMMAND_MODULES:
         importlib.import_module(f"anonlab.cli.{name}").register(app, attack_app)
+    _add_attack_commands()
+
+
+def _add_attack_commands() -> None:
+    """``attack NAME`` for every registered attack without a hand-written command; run again
+    when the command line starts, for attacks registered after import."""
+    from anonlab.cli.attack import add_attack_commands
+
+    add_attack_commands(attack_app)
 
 
 # ---------------------------------------------------------------------- commands
@@ -181,8 +193,7 @@ def anonymize(
     algorithm: str = typer.Option(
         ...,
         "--algorithm",
-        help="anatomy, mondrian, hilb, mask, generalize, lattice, injector; ASAP repairs: "
-        "mondrian+, mondrian++, hilb+, hilb++, mask+, mask++.",
+        help=f"{registry.listing()}.",
     ),
     dataset: str | None = DATASET,
     data: Path | None = DATA,
@@ -198,48 +209,66 @@ def anonymize(
     as_one_value: bool = typer.Option(
         False,
         "--as-one-value",
-        help="anatomy, mask+, mask++: protect --sensitive-values as one value.",
+        help=f"{registry.by('as_one_value')}: protect --sensitive-values as one value.",
     ),
     k: int | None = typer.Option(None, "--k", help="k-anonymity: minimum group size."),
     l: int | None = typer.Option(None, "--l", help="ℓ-diversity (frequency form)."),
     m: int | None = typer.Option(None, "--m", help="m-confidentiality (MASK)."),
     model: str | None = typer.Option(
-        None, "--model", help="lattice: the privacy model (see `anonlab check`)."
+        None, "--model", help=f"{registry.by('model')}: the privacy model (see `anonlab check`)."
     ),
-    c: float | None = typer.Option(None, "--c", help="lattice: recursive (c,ℓ)'s c."),
-    t: float | None = typer.Option(None, "--t", help="lattice: t-closeness's t."),
+    c: float | None = typer.Option(None, "--c", help=f"{registry.by('c')}: recursive (c,ℓ)'s c."),
+    t: float | None = typer.Option(None, "--t", help=f"{registry.by('t')}: t-closeness's t."),
     distance: str | None = typer.Option(
-        None, "--distance", help="lattice: t-closeness distance (equal, ordered, hierarchical)."
+        None,
+        "--distance",
+        help=f"{registry.by('distance')}: t-closeness distance (equal, ordered, hierarchical).",
     ),
     metric: str | None = typer.Option(
-        None, "--metric", help="lattice: arx-loss, height, precision, discernibility, aecs."
+        None,
+        "--metric",
+        help=f"{registry.by('metric')}: arx-loss, height, precision, discernibility, aecs.",
     ),
     suppression: float | None = typer.Option(
-        None, "--suppression", help="lattice: largest share of records to suppress (e.g. 0.02)."
+        None,
+        "--suppression",
+        help=f"{registry.by('suppression')}: largest share of records to suppress (e.g. 0.02).",
     ),
     scheme: str | None = typer.Option(
-        None, "--scheme", help="generalization or bucketization (Mondrian, generalize)."
+        None,
+        "--scheme",
+        help=f"generalization or bucketization ({registry.by('scheme')}).",
     ),
     levels: str | None = typer.Option(
-        None, "--levels", help="generalize: one hierarchy level per QI, e.g. age=3,sex=1."
+        None,
+        "--levels",
+        help=f"{registry.by('levels')}: one hierarchy level per QI, e.g. age=3,sex=1.",
     ),
     min_exp: float | None = typer.Option(
-        None, "--min-exp", help="injector: minExp in (0, 1) for mining the negative rules."
+        None,
+        "--min-exp",
+        help=f"{registry.by('min_expectation')}: minExp in (0, 1) for mining the negative rules.",
     ),
     max_conditions: int | None = typer.Option(
-        None, "--max-conditions", help="injector: most conditions per mined rule (default 1)."
+        None,
+        "--max-conditions",
+        help=f"{registry.by('max_conditions')}: most conditions per mined rule (default 1).",
     ),
     rules: Path | None = typer.Option(
-        None, "--rules", help="injector: a negative-rule file (from `anonlab rules mine`)."
+        None,
+        "--rules",
+        help=f"{registry.by('rules')}: a negative-rule file (from `anonlab rules mine`).",
     ),
     suppress: bool = typer.Option(
-        False, "--suppress", help="injector: withhold records no bucket can protect (counted)."
+        False,
+        "--suppress",
+        help=f"{registry.by('suppress')}: withhold records no bucket can protect (counted).",
     ),
     fill: str | None = typer.Option(
         None,
         "--fill",
-        help="mask+/mask++: 'paper' (default; the printed fill order, which the ASAP checker "
-        "shows leaks) or 'random' (ties and fill order at random; docs/asap.md).",
+        help=f"{registry.by('fill')}: 'paper' (default; the printed fill order, which the ASAP "
+        "checker shows leaks) or 'random' (ties and fill order at random; docs/asap.md).",
     ),
     hierarchies: Path | None = HIERARCHIES,
     hierarchy_set: str | None = HIERARCHY_SET,
@@ -249,8 +278,8 @@ def anonymize(
     cluster: str | None = typer.Option(
         None,
         "--cluster",
-        help="Run on the Dask scheduler at ADDRESS (e.g. tcp://10.0.0.1:8786); mondrian, "
-        "mondrian+, mondrian++, anatomy, hilb, hilb+, hilb++. Extra anonlab[distributed].",
+        help="Run on the Dask scheduler at ADDRESS (e.g. tcp://10.0.0.1:8786); "
+        f"{', '.join(registry.distributed())}. Extra anonlab[distributed].",
     ),
     workers: int | None = typer.Option(
         None,

@@ -154,7 +154,7 @@ def audit_command(
     Both are internal documents (they list individual records) unless --redact is given.
     """
     from anonlab.atomic_output import require_file_free
-    from anonlab.report import STAGES, audit, write_html, write_json
+    from anonlab.report import audit, stage_names, write_html, write_json
     from anonlab.resources import check_audit_sizes
 
     release = open_release(release_dir)
@@ -164,10 +164,11 @@ def audit_command(
         targets, chains, sweeps, k_max, worst_case_k, queries, min_exp, foreground_attributes
     )
     chosen = split_list(stages)
+    known = stage_names()
     if chosen is not None:
-        unknown = [s for s in chosen if s not in STAGES]
+        unknown = [s for s in chosen if s not in known]
         if unknown:
-            raise AnonlabError(f"--stages: unknown {unknown}; choose from {', '.join(STAGES)}")
+            raise AnonlabError(f"--stages: unknown {unknown}; choose from {', '.join(known)}")
     # An explicit --report/--summary is not overwritten without --force; the default files in
     # the release folder are the audit's own and are replaced by a new audit.
     require_file_free(report, "--report", force)
@@ -178,7 +179,7 @@ def audit_command(
     show = not as_json and err.is_terminal
     kwargs = dict(stages=chosen, budget=budget, seed=seed)
     if show:
-        with AuditProgress(list(chosen or STAGES), err) as bar:
+        with AuditProgress(list(chosen or known), err) as bar:
             result = audit(release, on_progress=bar.update, **kwargs)
     else:
         result = audit(release, **kwargs)

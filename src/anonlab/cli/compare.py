@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 from rich.text import Text
 
+from anonlab.anonymize import registry
 from anonlab.cli.common import (
     CHAINS,
     DATA,
@@ -59,8 +60,8 @@ def compare_command(
     algorithms: str = typer.Option(
         ...,
         "--algorithms",
-        help="Comma-separated, e.g. anatomy,mondrian,injector,mondrian++ (any anonymizer with ℓ; "
-        "the MASK family uses ℓ as m).",
+        help=f"Comma-separated, from: {', '.join(registry.compared())} (ℓ is given to "
+        f"{', '.join(registry.compared('m'))} as m).",
     ),
     l_values: str = typer.Option(
         ..., "--l", help="ℓ values: a range LOW..HIGH (e.g. 2..6), a list (2,4,6) or one value."

@@ -34,13 +34,14 @@ from __future__ import annotations
 import math
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from anonlab._validation import check_choice, check_int, check_seed, rng_from_seed
 from anonlab.anonymize.eligibility import require_l_eligible
+from anonlab.anonymize.registry import FieldView
 from anonlab.distributed.cluster import require_distributed, worker_count
 from anonlab.distributed.partitioning import (
     Partitioning,
@@ -70,16 +71,10 @@ _WORK_BYTES_PER_ROW = 104
 #: A part may use at most this share of a worker's memory limit.
 _MEMORY_SHARE = 0.5
 
-#: algorithm -> how the driver partitions for it.
-PARTITIONING = {
-    "mondrian": "mondrian-cuts",
-    "mondrian+": "mondrian-cuts",
-    "mondrian++": "mondrian-cuts",
-    "anatomy": "random-runs",
-    "hilb": "hilbert-runs",
-    "hilb+": "hilbert-runs",
-    "hilb++": "hilbert-runs",
-}
+#: algorithm -> how the driver partitions for it: each anonymizer's record says
+#: (:attr:`Anonymizer.partitioning <anonlab.anonymize.registry.Anonymizer.partitioning>`),
+#: read live from the registry; one without a partitioning has no Dask backend.
+PARTITIONING: Mapping[str, str] = FieldView("partitioning")
 
 #: Counters in the per-part manifests that add up over parts.
 _SUMMED = ("refused_splits", "residue_records", "greedy_groups", "fallback_groups")
@@ -116,7 +111,8 @@ def anonymize_distributed(
     table : Table
         Must have a sensitive attribute.
     algorithm : str
-        One of :func:`available`: mondrian, mondrian+, mondrian++, anatomy, hilb, hilb+, hilb++.
+        One of :func:`available` (the anonymizers whose record names a partitioning: the
+        Mondrian and Hilb families and Anatomy).
     client : distributed.Client
         From :func:`anonlab.distributed.connect` (``--cluster ADDRESS`` / ``--workers N``).
     n_partitions : int, optional

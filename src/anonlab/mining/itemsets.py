@@ -67,15 +67,21 @@ class Condition(NamedTuple):
         return {"attribute": self.attribute, "level": int(self.level), "value": self.value}
 
 
-def _node_labels(table: Table, name: str, level: int) -> np.ndarray:
+def node_labels(table: Table, name: str, level: int) -> np.ndarray:
+    """Label of each node of ``name``'s hierarchy at ``level`` (the leaf labels, as the
+    hierarchy writes them, without a hierarchy), indexed by node code."""
     h = table.schema[name].hierarchy
     if h is None:
         return np.array([leaf_label(v) for v in table.values[name]], dtype=object)
     return h.labels(level)
 
 
-def _node_of_code(table: Table, name: str, level: int) -> np.ndarray:
-    """Domain code of ``name`` -> node code at ``level`` (identity without a hierarchy)."""
+def codes_to_nodes(table: Table, name: str, level: int) -> np.ndarray:
+    """Domain code of ``name`` -> node code at ``level`` (identity without a hierarchy).
+
+    ``name`` must be an attribute of ``table`` and ``level`` a level of its hierarchy (0 without
+    one); the result is indexed by the table's codes of ``name``.
+    """
     h = table.schema[name].hierarchy
     if h is None:
         return np.arange(table.domain_size(name), dtype=np.int32)
@@ -102,7 +108,7 @@ def condition_node(table: Table, condition: Condition | Sequence) -> int:
             f"unknown hierarchy level {level!r} for attribute {attribute!r} in a rule; valid "
             f"levels are 0..{top}" + (" (it has no hierarchy)" if h is None else "")
         )
-    labels = _node_labels(table, attribute, int(level))
+    labels = node_labels(table, attribute, int(level))
     matches = np.flatnonzero(labels == str(value))
     if len(matches) == 0:
         shown = ", ".join(map(str, labels[:20])) + (" ..." if len(labels) > 20 else "")
@@ -119,7 +125,7 @@ def condition_cover(table: Table, condition: Condition | Sequence) -> np.ndarray
     Raises :class:`AnonlabError` as :func:`condition_node` does.
     """
     node = condition_node(table, condition)
-    return _node_of_code(table, condition[0], int(condition[1])) == node
+    return codes_to_nodes(table, condition[0], int(condition[1])) == node
 
 
 @dataclass(frozen=True, eq=False)
@@ -166,8 +172,8 @@ class ItemCatalog:
             seen: set[bytes] = set()
             used_levels = []
             for level in range(top - 1, -1, -1):  # most general first: it names equal nodes
-                node_of_code = _node_of_code(table, name, level)
-                labels = _node_labels(table, name, level)
+                node_of_code = codes_to_nodes(table, name, level)
+                labels = node_labels(table, name, level)
                 lookup = np.full(len(labels), -1, dtype=np.int64)
                 for node in np.unique(node_of_code).tolist():
                     cover = node_of_code == node
@@ -194,7 +200,7 @@ class ItemCatalog:
                 continue
             code = int(np.flatnonzero(cov)[0])
             for up in range(lv + 1, h.height):
-                anc = int(_node_of_code(table, name, up)[code])
+                anc = int(codes_to_nodes(table, name, up)[code])
                 item = int(item_of_node[(j, up)][anc])
                 if item >= 0:
                     parent[i] = item
@@ -301,7 +307,7 @@ def frequent_itemsets(
                 f"({table.n_rows}, {n_values}), got {probabilities.shape}"
             )
     row_node = {
-        (j, lv): _node_of_code(table, name, lv)[table.codes[name]].astype(np.int64)
+        (j, lv): codes_to_nodes(table, name, lv)[table.codes[name]].astype(np.int64)
         for j, name in enumerate(catalog.attributes)
         for lv in catalog.levels[j]
     }

@@ -67,11 +67,11 @@ from anonlab.mining.itemsets import (
     Condition,
     FrequentItemsets,
     ItemCatalog,
-    _node_labels,
-    _node_of_code,
+    codes_to_nodes,
     condition_cover,
     condition_node,
     frequent_itemsets,
+    node_labels,
 )
 from anonlab.table import Table
 
@@ -223,12 +223,12 @@ class NegativeRuleSet:
             nodes = tuple(condition_node(table, c) for c in x)
             by_signature.setdefault(sig, []).append((nodes, cols))
         for sig, members in by_signature.items():
-            radices = [len(_node_labels(table, a, lv)) for a, lv in sig]
+            radices = [len(node_labels(table, a, lv)) for a, lv in sig]
             if math.prod(radices) * n_values > _GATHER_LIMIT:  # too many cells: rule by rule
                 for nodes, cols in members:
                     mask = np.ones(table.n_rows, dtype=bool)
                     for (a, lv), node in zip(sig, nodes, strict=True):
-                        mask &= _node_of_code(table, a, lv)[table.codes[a]] == node
+                        mask &= codes_to_nodes(table, a, lv)[table.codes[a]] == node
                     out[mask] |= cols
                 continue
             lookup = np.zeros((math.prod(radices), n_values), dtype=bool)
@@ -236,7 +236,7 @@ class NegativeRuleSet:
             cell = np.zeros(table.n_rows, dtype=np.int64)
             for c, ((a, lv), radix) in enumerate(zip(sig, radices, strict=True)):
                 keys = keys * radix + np.array([m[0][c] for m in members], dtype=np.int64)
-                cell = cell * radix + _node_of_code(table, a, lv)[table.codes[a]]
+                cell = cell * radix + codes_to_nodes(table, a, lv)[table.codes[a]]
             np.logical_or.at(lookup, keys, np.stack([m[1] for m in members]))
             out |= lookup[cell]
         return out

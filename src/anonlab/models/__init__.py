@@ -17,7 +17,7 @@ made where papers or peers differ: ``docs/models.md``.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from anonlab._validation import require_release
@@ -30,6 +30,7 @@ from anonlab.models import matching_l_diversity as _ml
 from anonlab.models import t_closeness as _t
 from anonlab.models.result import CheckResult
 from anonlab.release import Release
+from anonlab.table import Table
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,23 @@ class Model:
         One line for listings (``anonlab check``, reports).
     worst : {"min", "max"}
         Whether a smaller (``"min"``) or a larger (``"max"``) per-group value is worse.
+    monotone : bool
+        Monotone under generalization: if every group of a release satisfies the model, so
+        does every release whose groups are unions of its groups (a coarser node of the
+        generalization lattice). A lattice search may prune with it (LeFevre et al., SIGMOD
+        2005, §3).
+    monotone_with_suppression : bool
+        The records in violating groups never increase when groups merge, so "at most n
+        records suppressed" is monotone too (ARX's ``monotonicWithSuppression``).
+    reads_sensitive : bool
+        The check reads the sensitive values (k-anonymity reads only the group sizes).
+    group_statistics : bool
+        The check reads only the group sizes and the published sensitive histogram, so it can
+        be computed from map-reduced statistics; False for a check that reads the records
+        (matching ℓ-diversity's per-record incompatibilities).
+    sensitive_hierarchy_when : mapping
+        Parameter values under which the check needs a hierarchy on the sensitive attribute
+        (t-closeness with ``distance="hierarchical"``); empty if it never does.
     parameters : tuple of str
         Keyword parameters, read from ``function``'s signature.
     required : tuple of str
@@ -56,6 +74,11 @@ class Model:
     function: Callable[..., CheckResult]
     description: str
     worst: str
+    monotone: bool = True
+    monotone_with_suppression: bool = False
+    reads_sensitive: bool = True
+    group_statistics: bool = True
+    sensitive_hierarchy_when: Mapping[str, object] = field(default_factory=dict)
     parameters: tuple[str, ...] = field(init=False)
     required: tuple[str, ...] = field(init=False)
 
@@ -66,15 +89,47 @@ class Model:
         object.__setattr__(
             self, "required", tuple(p.name for p in kw if p.default is inspect.Parameter.empty)
         )
+        object.__setattr__(self, "sensitive_hierarchy_when", dict(self.sensitive_hierarchy_when))
+        unknown = [p for p in self.sensitive_hierarchy_when if p not in self.parameters]
+        if unknown:
+            raise AnonlabError(
+                f"model {self.name!r}: sensitive_hierarchy_when names {unknown}, not among its "
+                f"parameters {list(self.parameters)}"
+            )
 
     def __call__(self, release: Release, **parameters: object) -> CheckResult:
         return check(release, self.name, **parameters)
+
+    def needs_sensitive_hierarchy(self, **parameters: object) -> bool:
+        """Whether the check with these parameters needs a hierarchy on the sensitive
+        attribute (:attr:`sensitive_hierarchy_when`)."""
+        when = self.sensitive_hierarchy_when
+        return bool(when) and all(parameters.get(p) == v for p, v in when.items())
+
+    def missing(self, table: Table, **parameters: object) -> list[str]:
+        """What ``table`` lacks for this model with these parameters, in words (empty when
+        nothing): a sensitive attribute, a hierarchy on it. For checks made before the work
+        (a lattice search, an audit)."""
+        sens = table.sensitive
+        if sens is None:
+            return [f"a sensitive attribute (model {self.name!r})"]
+        if self.needs_sensitive_hierarchy(**parameters) and table.schema[sens].hierarchy is None:
+            said = ", ".join(f"{p}={v!r}" for p, v in self.sensitive_hierarchy_when.items())
+            return [f"a hierarchy on the sensitive attribute {sens!r} ({self.name} with {said})"]
+        return []
 
 
 MODELS: dict[str, Model] = {
     m.name: m
     for m in (
-        Model("k-anonymity", _k.k_anonymity, "every group has >= k records", "min"),
+        Model(
+            "k-anonymity",
+            _k.k_anonymity,
+            "every group has >= k records",
+            "min",
+            monotone_with_suppression=True,
+            reads_sensitive=False,
+        ),
         Model(
             "l-diversity",
             _l.l_diversity,
@@ -86,6 +141,7 @@ MODELS: dict[str, Model] = {
             _l.distinct_l_diversity,
             "every group has >= l distinct sensitive values",
             "min",
+            monotone_with_suppression=True,
         ),
         Model(
             "entropy-l-diversity",
@@ -104,6 +160,7 @@ MODELS: dict[str, Model] = {
             _t.t_closeness,
             "EMD(group, whole table) <= t (equal / ordered / hierarchical distance)",
             "max",
+            sensitive_hierarchy_when={"distance": "hierarchical"},
         ),
         Model(
             "ck-safety",
@@ -123,6 +180,7 @@ MODELS: dict[str, Model] = {
             "every record keeps >= l values possible in a one-to-one assignment under negative "
             "rules (Li & Li, ICDE 2008)",
             "min",
+            group_statistics=False,
         ),
     )
 }

@@ -219,7 +219,7 @@ def possible_values(
 
 
 @njit(cache=True)
-def _group_valid(
+def group_valid(
     members: np.ndarray,
     slot: np.ndarray,
     inc: np.ndarray,
@@ -231,11 +231,15 @@ def _group_valid(
     adj: np.ndarray,
     work: np.ndarray,
 ) -> bool:
-    """Matching-possible values of one group's members, written to ``out[k, :]`` (k-th member).
+    """Matching-possible values of one group's members, written to ``out[members[k], :]``.
 
-    ``slot[k]`` is member k's published code (the multiset). Returns False when the group has no
-    perfect matching (then ``out`` rows are left False). ``cap, used`` have length d; ``assign``,
-    ``adj_start``, ``adj`` and ``work`` are workspaces of sufficient size (see the caller).
+    ``members`` are record indices (rows of ``inc``, the record-by-value incompatibility
+    matrix, and of ``out``, which only gains True entries); ``slot[k]`` is member k's published
+    code (the multiset). Returns False when the group has no perfect matching (then ``out`` rows
+    are left False). Workspaces, for ``m`` members and ``d`` sensitive values: ``cap, used`` of
+    length ``d``, ``assign`` of ``m``, ``adj_start`` of ``m + d + 1``, ``adj`` of
+    ``m * d + m + 1`` and ``work`` of ``6 (m + d) + 1`` (int64; longer is fine). Compiled
+    (numba); shared by :func:`matching_l_diversity` and the Injector's repair loop.
     """
     m = members.shape[0]
     d = inc.shape[1]
@@ -411,7 +415,7 @@ def _matching_kernel(
         members = order[a:b]
         for k in range(b - a):
             slot[k] = codes[members[k]]
-        ok = _group_valid(
+        ok = group_valid(
             members, slot[: b - a], inc, possible, cap, assign, used, adj_start, adj, work
         )
         if not ok:

@@ -1,11 +1,14 @@
 """The publisher's audit: every check, attack and utility measure that applies to a release.
 
-:func:`audit` runs, in order, the privacy-model checks, each attack whose input the release can
-give, re-identification risk and the COUNT-query workload, and returns an :class:`Audit` of
-:class:`Finding` objects. Each finding states what the attacker is assumed to know, the
-*promise* the release makes (the bound a record's inferred probability should stay under), how
-many records are at risk beyond it, the worst records, the strongest inference in words, and the
-random-worlds baseline beside it. :mod:`anonlab.report.html` renders an Audit as one
+:func:`audit` runs, in order, the privacy-model checks, each registered attack
+(:mod:`anonlab.attacks.contract`; :func:`stage_names` lists the stages) whose input the release
+can give, re-identification risk and the COUNT-query workload, and returns an :class:`Audit` of
+:class:`~anonlab.finding.Finding` objects. The attacks' findings are built by the attacks' own
+modules (each record's ``judge``); this module holds the stages that are not attacks. Each
+finding states what the attacker is assumed to know, the *promise* the release makes (the
+bound a record's inferred probability should stay under), how many records are at risk beyond
+it, the worst records, the strongest inference in words, and the random-worlds baseline beside
+it. :mod:`anonlab.report.html` renders an Audit as one
 self-contained HTML file; ``to_json()`` is the JSON summary.
 
 Choices (documented in docs/audit.md):
@@ -18,9 +21,10 @@ Choices (documented in docs/audit.md):
   means by more than the Monte-Carlo noise: 0.01 or three between-chain standard errors.
 * The worst case (Martin et al.) is judged at ``worst_case_k`` basic implications (default 1):
   (c,k)-safety with ``c`` = the promise; the curve to ``k_max`` is shown beside it (see
-  :func:`_worst_case`).
+  :mod:`anonlab.attacks.worst_case`).
 * Attacks are scored against the publisher's copy of the original (the release's table), never
-  read by the attacks themselves.
+  read by the attacks themselves: :func:`anonlab.attacks.contract.run` gives them the
+  adversary's copy (:meth:`~anonlab.release.Release.adversary_copy`).
 * An audit is an internal document: its findings name records (position, group, exact
   quasi-identifiers, inferred value, whether it is right). Every serialisation states so
   (:data:`INTERNAL`). :meth:`Audit.redacted` is the shareable form (:data:`REDACTED`): the
@@ -36,28 +40,53 @@ import copy
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from anonlab._validation import check_seed, require_release
+from anonlab.attacks import contract
 from anonlab.errors import AnonlabError
+from anonlab.finding import (
+    DATA_PARAMETERS,
+    SECRET_PARAMETERS,
+    Finding,
+    plain_json,
+    withheld,
+)
 from anonlab.release import Release
 from anonlab.report.budget import AuditBudget
 from anonlab.schema import Kind
 
-#: Stages in the order they run; attacks that do not apply to a release are skipped with a reason.
-STAGES = (
-    "checks",
-    "definetti",
-    "foreground",
-    "negative-rules",
-    "worst-case",
-    "algorithm",
-    "risk",
-    "utility",
-)
+#: Stages that are not attacks: before the attacks, the privacy-model checks; after them,
+#: re-identification risk and utility.
+CHECK_STAGES = ("checks",)
+MEASURE_STAGES = ("risk", "utility")
+
+
+#: Attacks the audit still runs itself until they are registered: name -> order.
+_UNREGISTERED = {"algorithm": 50}
+
+
+def attack_stages() -> tuple[str, ...]:
+    """The attacks the audit runs, in order: every registered attack
+    (:func:`anonlab.attacks.contract.names`, by ``order``)."""
+    ranked = [(a.order, a.name) for a in contract.attacks()]
+    ranked += [(o, n) for n, o in _UNREGISTERED.items() if n not in contract.names()]
+    return tuple(n for _, n in sorted(ranked, key=lambda x: x[0]))
+
+
+def stage_names() -> tuple[str, ...]:
+    """Every stage in the order it runs: the checks, the attacks (:func:`attack_stages`), risk
+    and utility. Read at call time, so an attack registered after import (a plug-in, a test's
+    toy) runs too."""
+    return (*CHECK_STAGES, *attack_stages(), *MEASURE_STAGES)
+
+
+#: The stages at import time (the built-in attacks); :func:`stage_names` includes attacks
+#: registered later.
+STAGES = stage_names()
 
 
 #: The classification every unredacted report carries (HTML banner, JSON "classification").
@@ -68,89 +97,6 @@ REDACTED = (
     "sensitive values, strongest inferences, worst records and examples mined from the data "
     "removed"
 )
-#: Manifest parameters that hold values of the data (withheld from a redacted report).
-DATA_PARAMETERS = ("sensitive_values", "rules", "targets")
-#: Manifest entries never shown in any report (the release's secrets).
-SECRET_PARAMETERS = ("seed", "key", "export_key", "secret")
-
-
-def _withheld(value: Any) -> str:
-    """What replaces a withheld value of the data: how many there were, nothing else."""
-    if isinstance(value, str) and value.startswith("withheld"):
-        return value  # already withheld (redacting twice changes nothing)
-    if isinstance(value, dict | list | tuple | set):
-        return f"withheld ({len(value)} item(s))"
-    return "withheld"
-
-
-@dataclass
-class Finding:
-    """What one check, attack or measure found.
-
-    Record-level fields (:data:`RECORD_LEVEL`): ``worst`` (rows with a record's position, group,
-    exact quasi-identifiers, inferred value and whether it is right), ``strongest`` (a sentence
-    naming one person's quasi-identifiers and value) and ``example`` (something mined from the
-    data, e.g. a negative rule, quoted to explain the attacker). ``value_paths`` lists the paths
-    (e.g. ``("settings", "targets")``) under ``measures``/``baseline``/``settings`` that hold
-    values of the data or name records (the ASAP checker's worst extra fact). :meth:`redacted`
-    drops the former and withholds the latter; everything else (verdict, headline, counts,
-    shares, averages, curves, plots) is aggregate.
-    """
-
-    #: Fields that name individual records; empty in a redacted finding.
-    RECORD_LEVEL = ("worst", "strongest", "example")
-
-    key: str
-    title: str
-    paper: str
-    attacker: str
-    promise: str
-    verdict: str  # "pass", "at risk", "fail", "info", "skipped"
-    headline: str
-    at_risk: int | None = None
-    considered: int | None = None
-    strongest: str | None = None
-    measures: dict[str, Any] = field(default_factory=dict)
-    baseline: dict[str, Any] = field(default_factory=dict)
-    worst: list[dict[str, Any]] = field(default_factory=list)
-    plot: dict[str, Any] | None = None
-    settings: dict[str, Any] = field(default_factory=dict)
-    seconds: float = 0.0
-    example: str | None = None
-    value_paths: list[tuple[str, ...]] = field(default_factory=list)
-    is_redacted: bool = False
-
-    def redacted(self) -> Finding:
-        """This finding without record-level data: :data:`RECORD_LEVEL` emptied, every
-        ``value_paths`` entry replaced by how many values it held. Aggregates are unchanged."""
-        out = replace(
-            self,
-            strongest=None,
-            worst=[],
-            example=None,
-            measures=copy.deepcopy(self.measures),
-            baseline=copy.deepcopy(self.baseline),
-            settings=copy.deepcopy(self.settings),
-            plot=self.plot,  # aggregate by construction: histograms, shares by attribute, curves
-            value_paths=list(self.value_paths),
-            is_redacted=True,
-        )
-        for path in self.value_paths:
-            node: Any = {"measures": out.measures, "baseline": out.baseline,
-                         "settings": out.settings}  # fmt: skip
-            for part in path[:-1]:
-                node = node.get(part) if isinstance(node, dict) else None
-            if isinstance(node, dict) and path[-1] in node:
-                node[path[-1]] = _withheld(node[path[-1]])
-        return out
-
-    def to_json(self) -> dict[str, Any]:
-        # the same keys in both forms; a redacted finding's record-level ones are empty
-        skip = ("plot", "value_paths", "is_redacted")
-        out = {k: v for k, v in self.__dict__.items() if k not in skip}
-        return plain_json(out)
-
-
 #: An example value quoted in a column's type note (:func:`anonlab.table._show` quotes with
 #: ``repr``), which the redacted audit withholds.
 _EXAMPLE = re.compile(r"""e\.g\. (?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
@@ -193,7 +139,7 @@ class Audit:
         if isinstance(params, dict):
             for name in DATA_PARAMETERS:
                 if params.get(name) is not None:
-                    params[name] = _withheld(params[name])
+                    params[name] = withheld(params[name])
         types = (release.get("columns") or {}).get("types") or {}
         for decided in types.values():  # a type note quotes a value: "e.g. '01656'"
             if isinstance(decided, dict) and decided.get("note"):
@@ -215,38 +161,6 @@ class Audit:
         }
 
 
-def plain_json(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {str(k): plain_json(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [plain_json(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return plain_json(obj.tolist())
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, np.floating | float):
-        v = float(obj)
-        return v if np.isfinite(v) else None
-    if isinstance(obj, np.bool_):
-        return bool(obj)
-    return obj
-
-
-# ---------------------------------------------------------------------- the promise
-def promise(release: Release) -> tuple[np.ndarray, str]:
-    """Per record, the probability its true value should stay under, and the words for it."""
-    params = release.manifest.get("parameters", {})
-    n = release.table.n_rows
-    for key, name in (("l", "ℓ"), ("m", "m")):
-        value = params.get(key)
-        if value:
-            return np.full(n, 1.0 / float(value)), f"1/{name} = 1/{value}"
-    hist = np.asarray(release.sensitive_histogram, dtype=np.float64)
-    truth = release.table.codes[release.sensitive]
-    sizes = np.maximum(release.group_sizes, 1)[release.group]
-    return hist[release.group, truth] / sizes, "each record's random-worlds probability"
-
-
 def release_columns(release: Release) -> dict[str, Any]:
     """What the report's header says about the input's columns (issue 17, item 4): those
     published as they are (insensitive), those left out for want of a role and the
@@ -262,10 +176,6 @@ def release_columns(release: Release) -> dict[str, Any]:
         "rows_with_missing": int(dropped.get("rows_with_missing") or 0),
         "types": dict(release.manifest.get("column_types") or {}),
     }
-
-
-def _describe(release: Release, row: int, attributes: Sequence[str]) -> str:
-    return ", ".join(f"{a} = {release.table.column(a)[row]}" for a in attributes) or "anyone"
 
 
 # ---------------------------------------------------------------------- stages
@@ -398,236 +308,6 @@ def _is_own_model(result, params: dict) -> bool:
     return result.model == params.get("model")
 
 
-def _definetti(release: Release, opts: dict) -> Finding:
-    from anonlab.attacks.definetti import choose_targets, definetti_attack, score_posterior
-
-    n = release.table.n_rows
-    rows = choose_targets(release, min(opts["targets"], n), seed=opts["seed"])
-    res = definetti_attack(
-        release,
-        targets=rows,
-        chains=opts["chains"],
-        sweeps=opts["sweeps"],
-        seed=opts["seed"],
-        progress=opts.get("tick"),  # chunked sampling, the same result
-    )
-    truth = release.table.codes[release.sensitive][rows]
-    bound, words = promise(release)
-    ours = score_posterior(res.posterior, truth)
-    base = score_posterior(res.baseline, truth)
-    p_true = res.posterior[np.arange(len(rows)), truth]
-    # above the promise by more than the Monte-Carlo noise (0.01, or 3 standard errors)
-    noise = np.maximum(0.01, 3 * res.monte_carlo_error()[np.arange(len(rows)), truth])
-    risk = p_true > bound[rows] + noise
-    order = np.argsort(-res.posterior.max(axis=1), kind="stable")[:10]
-    worst = []
-    for i in order.tolist():
-        row = int(rows[i])
-        j = int(res.posterior[i].argmax())
-        worst.append(
-            {
-                "record": row,
-                "group": int(release.group[row]),
-                "known": _describe(release, row, res.attributes),
-                "inferred": res.values[j],
-                "probability": float(res.posterior[i, j]),
-                "random_worlds": float(res.baseline[i, j]),
-                "correct": bool(j == truth[i]),
-            }
-        )
-    top = worst[0]
-    strongest = (
-        f"a person with {top['known']} in group {top['group']} has {release.sensitive} = "
-        f"{top['inferred']} with probability {top['probability']:.2f} (random worlds "
-        f"{top['random_worlds']:.2f})"
-    )
-    return Finding(
-        key="definetti",
-        title="deFinetti attack",
-        paper="Kifer, Attacks on privacy and deFinetti's theorem, SIGMOD 2009",
-        attacker="knows the targets' quasi-identifiers and groups; learns a Naive Bayes model of "
-        "quasi-identifiers and sensitive value from the release itself",
-        promise=words,
-        verdict="at risk" if risk.any() else "pass",
-        headline=f"{int(risk.sum()):,} of {len(rows):,} targets have their true value inferred "
-        f"above {words}; accuracy {ours['ACC']:.3f} vs {base['ACC']:.3f} for random worlds",
-        at_risk=int(risk.sum()),
-        considered=len(rows),
-        strongest=strongest,
-        measures={**ours, "r_hat": res.r_hat(), "chain_spread": res.chain_spread()},
-        baseline=base,
-        worst=worst,
-        plot={
-            "kind": "posterior",
-            "ours": p_true,
-            "baseline": res.baseline[np.arange(len(rows)), truth],
-            "bound": float(np.median(bound)),
-            "label": "deFinetti: probability of the true value",
-        },
-        settings=dict(res.settings, targets=len(rows)),
-    )
-
-
-def _foreground(release: Release, opts: dict) -> Finding:
-    from anonlab.attacks.foreground import foreground_attack
-
-    values = release.manifest.get("parameters", {}).get("sensitive_values")
-    res = foreground_attack(release, values, max_attributes=opts["foreground_attributes"])
-    bound, words = promise(release)
-    truth = release.table.codes[release.sensitive]
-    # a breach: p* above the promise for a target set that holds the record's true value
-    masks = [np.isin(np.arange(release.table.domain_size(release.sensitive)), _codes(release, t))
-             for t in res.targets]  # fmt: skip
-    holds_true = np.zeros(release.table.n_rows, dtype=bool)
-    for xi, mask in enumerate(masks):
-        sel = res.best_target == xi
-        holds_true[sel] = mask[truth[sel]]
-    risk = (res.p_star > bound + 1e-9) & holds_true
-    flagged = res.p_star > bound + 1e-9
-    order = np.argsort(-np.where(holds_true, res.p_star, -1), kind="stable")[:10]
-    worst = []
-    for row in order.tolist():
-        attrs = res.attribute_sets[int(res.best_attributes[row])]
-        target = res.targets[int(res.best_target[row])]
-        worst.append(
-            {
-                "record": row,
-                "group": int(release.group[row]),
-                "known": _describe(release, row, attrs),
-                "inferred": "{" + ", ".join(target) + "}",
-                "probability": float(res.p_star[row]),
-                "random_worlds": float(res.baseline[row]),
-                "correct": bool(holds_true[row]),
-            }
-        )
-    top = worst[0] if worst else None
-    share_by_set: dict[str, float] = {}
-    for ai, attrs in enumerate(res.attribute_sets):
-        sel = res.best_attributes == ai
-        if sel.any():
-            share_by_set[" ∧ ".join(attrs) or "(none)"] = float(risk[sel].sum()) / max(
-                1, release.table.n_rows
-            )
-    return Finding(
-        key="foreground",
-        title="Foreground-knowledge attack",
-        paper="Wong, Fu, Wang, Xu, Yu, Global privacy guarantee in serial data publishing / "
-        "foreground knowledge (TKDD 2011)",
-        attacker="knows every record's quasi-identifiers and group; mines global distributions "
-        "p(signature : value) from the release itself",
-        promise=words,
-        verdict="at risk" if risk.any() else "pass",
-        headline=f"{int(risk.sum()):,} records have their sensitive value inferred above "
-        f"{words}; {int(flagged.sum()):,} records flagged in all",
-        at_risk=int(risk.sum()),
-        considered=release.table.n_rows,
-        strongest=None
-        if top is None
-        else (
-            f"a person with {top['known']} in group {top['group']} has {release.sensitive} in "
-            f"{top['inferred']} with probability {top['probability']:.2f} (random worlds "
-            f"{top['random_worlds']:.2f})"
-        ),
-        measures={
-            "flagged_records": int(flagged.sum()),
-            "mean_p_star": float(res.p_star.mean()),
-            "attribute_sets": len(res.attribute_sets),
-            "min_support": res.min_support,
-        },
-        baseline={"mean": float(res.baseline.mean())},
-        worst=worst,
-        plot={
-            "kind": "bars",
-            "data": share_by_set,
-            "label": "share of records breached, by the attribute set that breaches them",
-        },  # fmt: skip
-        value_paths=[("settings", "targets")],  # sensitive values, of the data's domain
-        settings={
-            "targets": [list(t) for t in res.targets],
-            "min_support": res.min_support,
-            "max_attributes": opts["foreground_attributes"],
-        },
-    )
-
-
-def _codes(release: Release, labels: Sequence[str]) -> np.ndarray:
-    values = [str(v) for v in release.table.values[release.sensitive]]
-    return np.array([values.index(str(x)) for x in labels], dtype=np.int64)
-
-
-def _negative_rules(release: Release, opts: dict) -> Finding:
-    from anonlab.attacks.negative_rules import negative_rule_attack
-    from anonlab.mining.negative_rules import mine_negative_rules
-
-    rules = mine_negative_rules(release.table, opts["min_expectation"], 1)
-    params = release.manifest.get("parameters", {})
-    l = int(params.get("l") or params.get("m") or 2)  # MASK promises 1/m
-    res = negative_rule_attack(release, rules, l=l)
-    counts = res.counts()
-    n_match = res.n_possible("matching")
-    n_base = res.n_possible("baseline")
-    vulnerable = res.vulnerable("matching")
-    pinned = res.pinned("matching")
-    truth = release.table.codes[release.sensitive]
-    order = np.lexsort((np.arange(len(n_match)), n_match - n_base))[:10]
-    hist = np.asarray(release.sensitive_histogram, dtype=np.float64)
-    worst = []
-    for row in order.tolist():
-        if n_match[row] >= n_base[row]:
-            break
-        possible = np.flatnonzero(res.possible("matching")[row])
-        worst.append(
-            {
-                "record": row,
-                "group": int(release.group[row]),
-                "known": _describe(release, row, release.quasi_identifiers),
-                "inferred": "{" + ", ".join(res.values[j] for j in possible) + "}",
-                "probability": 1.0 / max(1, len(possible)),
-                "random_worlds": float(
-                    hist[release.group[row], truth[row]] / release.group_sizes[release.group[row]]
-                ),
-                "correct": bool(res.possible("matching")[row, truth[row]]),
-            }
-        )
-    top = worst[0] if worst else None
-    example = rules.rules[0] if len(rules.rules) else None
-    return Finding(
-        key="negative-rules",
-        title="Background knowledge from negative association rules",
-        paper="Li & Li, Injector: mining background knowledge for data anonymization, ICDE 2008",
-        attacker=f"knows the {len(rules.rules)} negative rules mined from the original table "
-        f"(minExp {opts['min_expectation']}, one condition each) and every record's "
-        "quasi-identifiers and group",
-        example=None if example is None else f"a mined rule: {example}",
-        promise=f"at least ℓ = {l} possible values per record",
-        verdict="at risk" if vulnerable.any() else "pass",
-        headline=f"{int(vulnerable.sum()):,} records keep fewer than {l} possible values "
-        f"({int(pinned.sum()):,} pinned to one value); without rules "
-        f"{counts['vulnerable_baseline']:,}",
-        at_risk=int(vulnerable.sum()),
-        considered=release.table.n_rows,
-        strongest=None
-        if top is None
-        else (
-            f"a person with {top['known']} in group {top['group']} has {release.sensitive} in "
-            f"{top['inferred']}"
-        ),
-        measures={**counts, **res.score(release), "rules": len(rules.rules)},
-        baseline={
-            "vulnerable": counts["vulnerable_baseline"],
-            "pinned": counts["pinned_baseline"],
-        },
-        worst=worst,
-        plot={
-            "kind": "possible",
-            "matching": np.bincount(n_match, minlength=len(res.values) + 1),
-            "baseline": np.bincount(n_base, minlength=len(res.values) + 1),
-            "label": "records by number of possible sensitive values",
-        },
-        settings={"min_expectation": opts["min_expectation"], "max_conditions": 1, "l": l},
-    )
-
-
 def _algorithm(release: Release, opts: dict) -> Finding:
     from anonlab.attacks.algorithm_disclosure import run_algorithm_attacks
 
@@ -687,117 +367,6 @@ def _algorithm(release: Release, opts: dict) -> Finding:
     )
 
 
-def _worst_case(release: Release, opts: dict) -> Finding:
-    """Martin et al.'s worst case, judged at a small budget of background knowledge.
-
-    Martin, Kifer, Machanavajjhala, Gehrke and Halpern (ICDE 2007) define (c,k)-safety
-    (Definition 13): maximum disclosure under ``k`` basic implications below a threshold ``c``;
-    the paper leaves ``c`` and ``k`` to the publisher. The audit's verdict takes ``c`` = the
-    release's promise (:func:`promise`, e.g. ``1/ℓ``) and ``k`` = ``worst_case_k`` (default 1:
-    one basic implication, e.g. "if Bob has flu then Ann has flu"): a record is *at risk* when
-    the maximum disclosure with the target in its group (:func:`disclosure_by_group`; every k
-    from one run, :func:`disclosure_by_group_curve`; the implications may speak of anyone)
-    exceeds the promise after ``worst_case_k`` implications.
-
-    Judging at ``k = k_max`` instead flags almost every record of any ℓ-diverse release: a group
-    with ``d`` distinct values is pinned by ``d - 1`` implications, so with ``k_max >= ℓ - 1``
-    every group with exactly ℓ values reaches disclosure 1, and the count says nothing about one
-    release against another. At ``k = 1`` a group whose most frequent value already sits at the
-    promise is still exceeded (any one fact raises it), while a group with slack below the
-    promise passes. The whole curve ``k = 0..k_max`` (both languages) is still computed and
-    shown, with, per record, the smallest ``k`` at which its group exceeds the promise and the
-    smallest at which its value becomes certain. Without ℓ or m the threshold is the group's
-    random-worlds maximum (its disclosure at k = 0): disclosure speaks of the group's most
-    exposed value, not of the record's own.
-    """
-    from anonlab.attacks.worst_case import (
-        disclosure_by_group_curve,
-        disclosure_curve,
-        maximum_disclosure,
-    )
-
-    k_max, k_verdict = opts["k_max"], opts["worst_case_k"]
-    tick = opts.get("tick")
-    curve = {lang: disclosure_curve(release, k_max, language=lang)
-             for lang in ("implications", "negations")}  # fmt: skip
-    bound, words = promise(release)
-    # Disclosure is about the group's most exposed value, not the record's own: compare it with
-    # the group's largest promise (the same 1/ℓ for every record; without ℓ or m, the group's
-    # random-worlds maximum, so no record is at risk at k = 0).
-    group_bound = np.zeros(release.n_groups, dtype=np.float64)
-    np.maximum.at(group_bound, release.group, bound)
-    bound = group_bound[release.group]
-    n = release.table.n_rows
-    first_above = np.full(n, -1, dtype=np.int64)  # smallest k above the promise; -1: none <= K
-    first_certain = np.full(n, -1, dtype=np.int64)  # smallest k with disclosure 1
-    above_by_k = []
-    per_group_by_k = disclosure_by_group_curve(release, k_max)  # (k_max + 1, groups)
-    for k in range(k_max + 1):
-        per_record = per_group_by_k[k][release.group]
-        above = per_record > bound + 1e-9
-        first_above[(first_above < 0) & above] = k
-        first_certain[(first_certain < 0) & (per_record >= 1 - 1e-12)] = k
-        above_by_k.append(int(above.sum()))
-        if tick is not None:
-            tick(k + 1, k_max + 1)
-    risk = (first_above >= 0) & (first_above <= k_verdict)
-    implications = curve["implications"]
-    never = int((first_above < 0).sum())
-    witness = maximum_disclosure(release, k_verdict)
-    worst = []
-    if witness.record is not None:
-        worst.append(
-            {
-                "record": witness.record,
-                "group": witness.group,
-                "known": "; ".join(witness.sentences) or "nothing",
-                "inferred": witness.sensitive_value,
-                "probability": float(witness.value),
-                "random_worlds": float(witness.prior),
-                "correct": bool(
-                    str(release.table.column(release.sensitive)[witness.record])
-                    == witness.sensitive_value
-                ),
-            }
-        )
-    return Finding(
-        key="worst-case",
-        title="Worst-case background knowledge",
-        paper="Martin, Kifer, Machanavajjhala, Gehrke, Halpern, ICDE 2007",
-        attacker=f"knows every record's group and k basic implications about anyone's sensitive "
-        f"values; the verdict is at k = {k_verdict}, the curve runs to k = {k_max}",
-        promise=f"{words}, against k = {k_verdict} implication(s) ((c,k)-safety, c = the promise)",
-        verdict="at risk" if risk.any() else "pass",
-        headline=f"{int(risk.sum()):,} records in groups above {words} after {k_verdict} "
-        f"implication(s) (maximum disclosure {implications[k_verdict]:.3f}); "
-        f"maximum disclosure {implications[0]:.3f} with no knowledge, "
-        f"{implications[k_max]:.3f} after {k_max}; {above_by_k[k_max]:,} records above the "
-        f"promise at k = {k_max}",
-        at_risk=int(risk.sum()),
-        considered=n,
-        strongest=witness.explain(),
-        measures={
-            "verdict_k": k_verdict,
-            "curve_implications": implications,
-            "curve_negations": curve["negations"],
-            "records_above_promise_by_k": above_by_k,
-            "records_above_promise_at_k1": above_by_k[1],
-            "smallest_k_above_promise": {
-                **{str(k): int((first_above == k).sum()) for k in range(k_max + 1)},
-                f"> {k_max}": never,
-            },
-            "smallest_k_certain": {
-                **{str(k): int((first_certain == k).sum()) for k in range(k_max + 1)},
-                f"> {k_max}": int((first_certain < 0).sum()),
-            },
-        },
-        baseline={"max_disclosure_k0": float(implications[0])},
-        worst=worst,
-        plot={"kind": "curve", "curves": curve, "label": "maximum disclosure against k"},
-        settings={"k_max": k_max, "worst_case_k": k_verdict},
-    )
-
-
 def _risk(release: Release, opts: dict) -> Finding:
     from anonlab.utility import measure
 
@@ -844,16 +413,22 @@ def _utility(release: Release, opts: dict) -> Finding:
     )
 
 
+#: The stages that are not attacks (and, until they are registered, attacks still run here).
 RUNNERS: dict[str, Callable[[Release, dict], Finding]] = {
     "checks": _checks,
-    "definetti": _definetti,
-    "foreground": _foreground,
-    "negative-rules": _negative_rules,
     "algorithm": _algorithm,
-    "worst-case": _worst_case,
     "risk": _risk,
     "utility": _utility,
 }
+
+
+def run_stage(name: str, release: Release, opts: dict) -> Finding:
+    """One stage's finding: a registered attack through :func:`anonlab.attacks.contract.run`
+    (knowledge from the publisher's copy, inference from the adversary's copy, scoring on the
+    truth), any other stage from :data:`RUNNERS`."""
+    if name in RUNNERS and (name not in _UNREGISTERED or name not in contract.names()):
+        return RUNNERS[name](release, opts)
+    return contract.run(name, release, opts)[1]
 
 
 @dataclass(frozen=True)
@@ -911,10 +486,11 @@ def audit(
         progress bar). Neither callback changes the result.
     """
     require_release(release, where="audit")
-    stages = list(STAGES if stages is None else stages)
-    unknown = [s for s in stages if s not in RUNNERS]
+    known = stage_names()
+    stages = list(known if stages is None else stages)
+    unknown = [s for s in stages if s not in known]
     if unknown:
-        raise AnonlabError(f"unknown audit stage(s) {unknown}; choose from {list(STAGES)}")
+        raise AnonlabError(f"unknown audit stage(s) {unknown}; choose from {list(known)}")
     opts = {**AuditBudget.of(budget, **budget_fields).to_dict(), "seed": check_seed(seed)}
     if release.table.n_rows == 0:
         raise AnonlabError("the release has no records to audit")
@@ -931,7 +507,7 @@ def audit(
 
         t0 = time.perf_counter()
         try:
-            finding = RUNNERS[name](release, {**opts, "tick": tick})
+            finding = run_stage(name, release, {**opts, "tick": tick})
         except AnonlabError as exc:  # the stage does not apply to this release
             finding = Finding(
                 key=name,

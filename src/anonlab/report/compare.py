@@ -28,14 +28,15 @@ Choices (documented in docs/compare.md):
   (records no bucketization can protect are withheld and counted, not an error); the lattice
   search gets ``model="l-diversity"``; the MASK family, which has no ℓ, gets ``m = ℓ``
   (m-confidentiality, whose promise 1/m the audit uses like 1/ℓ) and ``k = mask_k`` (default
-  ``k = ℓ``, the smallest k MASK allows).
+  ``k = ℓ``, the smallest k MASK allows). Each of these is a field of the anonymizer's record
+  (:class:`~anonlab.anonymize.registry.Anonymizer`: ``ell_as``, ``compare_parameters``).
 * An algorithm that cannot make a release for a value (not ℓ-eligible, MASK+ infeasible, bad
   parameter) gives a *failed* row with the error's message as the reason; it is never dropped.
   Only :class:`~anonlab.errors.AnonlabError` is caught: any other exception is a bug and is
   raised.
 * Shares, not counts, are compared: the deFinetti stage examines a random sample of targets,
   the other attacks every record. Among attacks with the same share the one that runs first in
-  :data:`~anonlab.report.audit.STAGES` is named. A release on which no attack applies, or whose
+  :func:`~anonlab.report.audit.stage_names` is named. A release on which no attack applies, or whose
   workload error is undefined, is shown but is not placed on the frontier (the reason is given).
 * Two releases with the same (error, share) are both Pareto-optimal when nothing dominates them.
 * ``seed`` seeds the anonymizers (it is each release's seed); the audits get their own seed,
@@ -60,27 +61,41 @@ from urllib.parse import quote
 import numpy as np
 
 from anonlab._validation import check_int, check_seed
+from anonlab.attacks import contract
 from anonlab.errors import AnonlabError
 from anonlab.release import Release
-from anonlab.report.audit import INTERNAL, STAGES, Audit, audit, plain_json
+from anonlab.report.audit import (
+    INTERNAL,
+    Audit,
+    attack_stages,
+    audit,
+    plain_json,
+    stage_names,
+)
 from anonlab.report.budget import AuditBudget
 from anonlab.table import Table
 
-#: The audit stages that are attacks (the candidates for "the strongest attack").
-ATTACK_STAGES = ("definetti", "foreground", "negative-rules", "worst-case", "algorithm")
-#: Attack stages shown beside the others but never "the strongest": bounds over all knowledge.
-BOUND_STAGES = ("worst-case",)
 
-#: Algorithms without ℓ whose m-confidentiality parameter ``m`` takes the value of ℓ.
-_M_ALGORITHMS = ("mask", "mask+", "mask++")
+def bound_stages() -> tuple[str, ...]:
+    """The attacks that are worst-case bounds over all knowledge of a kind (:attr:`Attack.bound
+    <anonlab.attacks.contract.Attack.bound>`): shown beside the others, never "the strongest"."""
+    return tuple(a.name for a in contract.attacks() if a.bound)
+
+
+def strongest_candidates() -> tuple[str, ...]:
+    """The audit's attacks that can be "the strongest attack": every one that is not a bound."""
+    bounds = bound_stages()
+    return tuple(s for s in attack_stages() if s not in bounds)
 
 
 # ---------------------------------------------------------------------- parameters
 def comparable_algorithms() -> list[str]:
-    """Names of the anonymizers that take ℓ (or, for the MASK family, m)."""
-    from anonlab.anonymize import ALGORITHMS, parameters
+    """Names of the anonymizers whose record says which parameter takes ℓ
+    (:attr:`Anonymizer.ell_as <anonlab.anonymize.registry.Anonymizer.ell_as>`: ``l``, or for
+    the MASK family ``m``)."""
+    from anonlab.anonymize.registry import compared
 
-    return sorted(a for a in ALGORITHMS if "l" in parameters(a) or "m" in parameters(a))
+    return sorted(compared())
 
 
 def check_algorithms(algorithms: Sequence[str]) -> list[str]:
@@ -153,20 +168,14 @@ def release_parameters(
     mask_k: int | None = None,
     sensitive_values: Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    """The keyword parameters that make ``algorithm``'s release for ℓ = ``l`` (see module)."""
-    from anonlab.anonymize import parameters
+    """The keyword parameters that make ``algorithm``'s release for ℓ = ``l`` (see module),
+    from its registry record (:meth:`Anonymizer.ell_parameters
+    <anonlab.anonymize.registry.Anonymizer.ell_parameters>`)."""
+    from anonlab.anonymize.registry import get
 
-    accepted = parameters(algorithm)
-    if algorithm in _M_ALGORITHMS:
-        params: dict[str, Any] = {"k": l if mask_k is None else mask_k, "m": l}
-    elif algorithm == "lattice":
-        params = {"model": "l-diversity", "l": l}
-    elif "l" in accepted:
-        params = {"l": l}
-    else:
-        raise AnonlabError(f"algorithm {algorithm!r} takes no ℓ parameter")
-    if algorithm == "injector":
-        params["suppress"] = True
+    record = get(algorithm)
+    accepted = record.parameters
+    params = record.ell_parameters(l, k=mask_k)
     if sensitive_values is not None and "sensitive_values" in accepted:
         params["sensitive_values"] = list(sensitive_values)
     return params
@@ -242,7 +251,7 @@ class Comparison:
             "axes": {
                 "privacy": "share of records at risk under the strongest attack "
                 "(largest at_risk / considered over "
-                + ", ".join(s for s in ATTACK_STAGES if s not in BOUND_STAGES)
+                + ", ".join(strongest_candidates())
                 + "; worst case is a bound and shown apart)",
                 "utility": "mean relative error of the COUNT-query workload",
             },
@@ -273,17 +282,18 @@ def pareto_optimal(errors: np.ndarray, shares: np.ndarray) -> np.ndarray:
 
 def _strongest(result: Audit) -> tuple[dict[str, dict[str, Any]], str | None]:
     """Per attack stage its at-risk share; and the key of the largest (first on ties) among
-    the attacks that are not bounds (:data:`BOUND_STAGES`)."""
+    the attacks that are not bounds (:func:`bound_stages`)."""
     attacks: dict[str, dict[str, Any]] = {}
     best, best_share = None, -1.0
+    all_attacks, bounds = attack_stages(), bound_stages()
     for f in result.findings:
-        if f.key not in ATTACK_STAGES:
+        if f.key not in all_attacks:
             continue
         entry: dict[str, Any] = {"title": f.title, "verdict": f.verdict}
         if f.verdict != "skipped" and f.at_risk is not None and f.considered:
             share = f.at_risk / f.considered
             entry.update(at_risk=int(f.at_risk), considered=int(f.considered), share=share)
-            if share > best_share and f.key not in BOUND_STAGES:
+            if share > best_share and f.key not in bounds:
                 best, best_share = f.key, share
         else:
             entry["reason"] = f.headline
@@ -362,11 +372,12 @@ def compare(
     table.require_sensitive()
     algorithms = check_algorithms(algorithms)
     l_values = check_l_values(l_values)
-    chosen = list(STAGES if stages is None else stages)
-    unknown = [s for s in chosen if s not in STAGES]
+    known = stage_names()
+    chosen = list(known if stages is None else stages)
+    unknown = [s for s in chosen if s not in known]
     if unknown:
-        raise AnonlabError(f"unknown audit stage(s) {unknown}; choose from {list(STAGES)}")
-    candidates = [s for s in ATTACK_STAGES if s not in BOUND_STAGES]
+        raise AnonlabError(f"unknown audit stage(s) {unknown}; choose from {list(known)}")
+    candidates = strongest_candidates()
     if "utility" not in chosen or not any(s in candidates for s in chosen):
         raise AnonlabError(
             f"parameter 'stages' {chosen} must keep 'utility' and at least one attack "
@@ -554,7 +565,7 @@ def _attacks_table(comparison: Comparison) -> str:
     ok = [r for r in comparison.rows if r.status == "ok"]
     if not ok:
         return ""
-    keys = [k for k in ATTACK_STAGES if any(k in r.attacks for r in ok)]
+    keys = [k for k in attack_stages() if any(k in r.attacks for r in ok)]
     titles = {k: next(r.attacks[k]["title"] for r in ok if k in r.attacks) for k in keys}
     head = "<tr><th>release</th>" + "".join(f"<th>{escape(titles[k])}</th>" for k in keys) + "</tr>"
     body = []

@@ -463,9 +463,9 @@ def actual_counts(table: Table, workload: Workload) -> np.ndarray:
     -------
     ndarray of shape (n_queries,), dtype=int64
     """
-    _check_matches(table, workload)
+    check_workload_matches(table, workload)
     sens = workload.sensitive
-    sums = _qi_sums(table, workload, table.codes[sens], None)
+    sums = qi_sums(table, workload, table.codes[sens], None)
     return np.rint(sums).astype(np.int64)
 
 
@@ -488,16 +488,18 @@ def estimated_counts(release: Release, workload: Workload) -> np.ndarray:
     """
     if not isinstance(release, Release):
         raise AnonlabError(f"expected a Release, got {type(release).__name__}")
-    _check_matches(release.table, workload)
+    check_workload_matches(release.table, workload)
     if release.scheme == "generalization":
         return _estimate_generalized(release, workload)
     hist = release.sensitive_histogram.astype(np.float64)
-    # column-major: _qi_sums gathers one sensitive value's column at a time (3x faster at 1M rows)
+    # column-major: qi_sums gathers one sensitive value's column at a time (3x faster at 1M rows)
     share = np.asfortranarray(hist / release.group_sizes[:, None])
-    return _qi_sums(release.table, workload, release.group, share)
+    return qi_sums(release.table, workload, release.group, share)
 
 
-def _check_matches(table: Table, wl: Workload) -> None:
+def check_workload_matches(table: Table, wl: Workload) -> None:
+    """Raise unless ``wl`` is a :class:`Workload` drawn for ``table``'s schema: the same
+    quasi-identifiers, sensitive attribute and domain sizes (the queries are over codes)."""
     if not isinstance(wl, Workload):
         raise AnonlabError(f"parameter 'workload' must be a Workload, got {type(wl).__name__}")
     sens = table.require_sensitive()
@@ -515,14 +517,16 @@ def _check_matches(table: Table, wl: Workload) -> None:
             )
 
 
-def _qi_sums(
+def qi_sums(
     table: Table, wl: Workload, key: np.ndarray, key_weights: np.ndarray | None
 ) -> np.ndarray:
     """For each query j: sum over records r satisfying j's QI predicates of w(r) . pred_j(S).
 
     ``w(r)`` is a weight vector over the sensitive domain: the one-hot vector of ``key[r]`` when
     ``key_weights`` is None (actual answers), else ``key_weights[key[r]]`` (bucketization: the
-    sensitive shares of r's group).
+    sensitive shares of r's group). Assumes ``wl`` was drawn for ``table``'s schema
+    (:func:`check_workload_matches`); a sum over records, so blocks of rows add up (the
+    map-reduce estimate of :mod:`anonlab.distributed.measures`).
     """
     out = np.zeros(len(wl), dtype=np.float64)
     sens_mask = wl.mask(wl.sensitive)
