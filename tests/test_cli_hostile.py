@@ -607,7 +607,7 @@ def test_the_models_bound_what_is_allocated(hostile):
 
 
 def test_an_unforeseen_memory_error_is_a_clean_exit(hostile, cli, monkeypatch):
-    import anonlab.cli as cli_module
+    import anonlab.cli.check as cli_module
 
     def boom(path):
         raise MemoryError("Unable to allocate 7.28 TiB")

@@ -78,6 +78,13 @@ def add_column(table: RichTable, header: Cell, **options: Any) -> None:
     table.add_column(plain(header), **options)
 
 
+def format_value(value: object) -> str:
+    """A table cell for a measured value: floats to 4 significant digits, anything else as str."""
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
 def add_row(table: RichTable, *cells: Cell) -> None:
     """Add a row: str cells literally (they hold data), Text cells with their style."""
     table.add_row(*(plain(c) for c in cells))

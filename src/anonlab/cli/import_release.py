@@ -1,0 +1,155 @@
+"""``anonlab import``: a release made by another tool (ARX, sdcMicro, ...) read back as an anonlab
+release."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from anonlab.cli.common import (
+    DATA,
+    DATASET,
+    EXPORT_KEY_FILE,
+    HIERARCHIES,
+    HIERARCHY_SET,
+    IDENTIFIERS,
+    INSENSITIVE,
+    JSON,
+    QI,
+    SCHEMA,
+    SENSITIVE,
+    TYPES,
+    UNASSIGNED,
+    VALUE_SETS,
+    column_summary,
+    emit_json,
+    load_table,
+    say,
+    schema_manifest,
+)
+from anonlab.errors import AnonlabError
+from anonlab.export_order import read_export_key
+
+
+def register(app: typer.Typer, attack_app: typer.Typer) -> None:
+    """Add the command to the command line."""
+    app.command("import")(import_release)
+
+
+def import_release(
+    out_dir: Path = typer.Option(..., "--out", help="Release directory to write."),
+    generalized: Path | None = typer.Option(
+        None, "--generalized", help="A generalized CSV (e.g. ARX output)."
+    ),
+    qit: Path | None = typer.Option(
+        None, "--qit", help="Anatomy's QI table (with a group column)."
+    ),
+    st: Path | None = typer.Option(
+        None, "--st", help="Anatomy's sensitive table (group, value, count)."
+    ),
+    group_column: str | None = typer.Option(
+        None, "--group-column", help="Group id column, if any."
+    ),
+    sep: str | None = typer.Option(
+        None,
+        "--sep",
+        help="Field separator of the imported CSV files (';', ',', 'tab', ...); default: "
+        "detected from each file's header line (ARX writes ';').",
+    ),
+    withhold_suppressed: bool = typer.Option(
+        False,
+        "--withhold-suppressed",
+        help="--generalized: rows whose every quasi-identifier is '*' (ARX's suppressed "
+        "records) are withheld from the release and counted as suppressed, as ARX counts them.",
+    ),
+    dataset: str | None = DATASET,
+    data: Path | None = DATA,
+    qi: str | None = QI,
+    sensitive: str | None = SENSITIVE,
+    insensitive: str | None = INSENSITIVE,
+    identifiers: str | None = IDENTIFIERS,
+    unassigned: str = UNASSIGNED,
+    types: str | None = TYPES,
+    schema: Path | None = SCHEMA,
+    value_sets: str | None = VALUE_SETS,
+    hierarchies: Path | None = HIERARCHIES,
+    hierarchy_set: str | None = HIERARCHY_SET,
+    export_key_file: Path | None = EXPORT_KEY_FILE,
+    force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
+    as_json: bool = JSON,
+) -> None:
+    """Import a release made elsewhere (generalized CSV or QIT/ST pair) against its original.
+
+    ARX's output imports as ARX writes it: ';'-separated (detected, or --sep) and labelled
+    through the hierarchies given (--hierarchies, --hierarchy-set).
+    """
+    from anonlab.release_io import (
+        import_bucketized,
+        import_generalized,
+        require_output_free,
+        save_release,
+    )
+
+    if sep is not None:
+        sep = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";"}.get(sep.lower(), sep)
+        if len(sep) != 1:
+            raise AnonlabError(
+                f"--sep must be one character (e.g. ';' or ','; 'tab' for a tab), got {sep!r}"
+            )
+    if withhold_suppressed and generalized is None:
+        raise AnonlabError("--withhold-suppressed applies to --generalized files only")
+    require_output_free(out_dir, force)  # fail before any work
+    key = None if export_key_file is None else read_export_key(export_key_file)
+    table = load_table(
+        dataset,
+        data,
+        qi,
+        sensitive,
+        hierarchies,
+        hierarchy_set,
+        insensitive=insensitive,
+        identifiers=identifiers,
+        unassigned=unassigned,
+        types=types,
+        as_json=as_json,
+        publishes=True,
+        schema=schema,
+        value_sets=value_sets,
+    )
+    if generalized is not None and qit is None and st is None:
+        release = import_generalized(
+            generalized,
+            table,
+            group_column=group_column,
+            sep=sep,
+            withhold_suppressed=withhold_suppressed,
+        )
+    elif generalized is None and qit is not None and st is not None:
+        release = import_bucketized(qit, st, table, group_column=group_column or "group", sep=sep)
+    else:
+        raise AnonlabError("give either --generalized FILE or both --qit FILE and --st FILE")
+    if schema is not None:  # the schema's roles, types and builder specs (never the data)
+        release.manifest["schema_file"] = schema_manifest(schema)
+    save_release(release, out_dir, force=force, export_key=key)
+    summary = {
+        "out": str(out_dir),
+        "scheme": release.scheme,
+        "rows": release.table.n_rows,
+        "groups": release.n_groups,
+        "columns": column_summary(table),
+    }
+    suppressed = release.manifest.get("suppressed_records")
+    if suppressed is not None:
+        summary["suppressed_records"] = suppressed
+    if release.levels is not None:
+        summary["levels"] = dict(release.levels)
+    if as_json:
+        emit_json(summary)
+    else:
+        say(
+            f"imported {release.table.n_rows:,} records in {release.n_groups:,} groups "
+            f"({release.scheme})"
+            + (f", {suppressed:,} suppressed records withheld" if suppressed is not None else "")
+            + f" -> {out_dir}"
+        )
