@@ -49,6 +49,7 @@ def releases():
     return {
         "anatomy": anonymize(table, "anatomy", l=3, seed=1),
         "mondrian": anonymize(table, "mondrian", l=3, seed=1),
+        "hilb": anonymize(table, "hilb", l=3, seed=1),
     }
 
 
@@ -98,7 +99,7 @@ def _registered_cases():
 
 
 @pytest.mark.parametrize("attack_name", _registered_cases())
-@pytest.mark.parametrize("name", ["anatomy", "mondrian"])
+@pytest.mark.parametrize("name", ["anatomy", "mondrian", "hilb"])
 def test_every_attack_ignores_the_ground_truth(releases, name, attack_name):
     """Run the attack, scramble the release's ground truth within groups (the published files
     stay the same), run it again: the inference must not change."""

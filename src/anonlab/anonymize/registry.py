@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +35,7 @@ from anonlab.anonymize.mask_plus import mask_plus, mask_plus_plus
 from anonlab.anonymize.mondrian import mondrian
 from anonlab.anonymize.mondrian_plus import mondrian_plus, mondrian_plus_plus
 from anonlab.errors import AnonlabError
+from anonlab.named_registry import NamedRegistry
 from anonlab.release import SCHEMES, Release
 
 #: The parameters that set a privacy model's level (or, for the lattice search, the model).
@@ -310,31 +310,13 @@ def _entries() -> tuple[Anonymizer, ...]:
 ANONYMIZERS: dict[str, Anonymizer] = {a.name: a for a in _entries()}
 
 
-def register(anonymizer: Anonymizer) -> Anonymizer:
-    """Add ``anonymizer`` to the registry and return it. A name registered twice is an error
-    unless it is the same record."""
-    if not isinstance(anonymizer, Anonymizer):
-        raise AnonlabError(f"register takes an Anonymizer record, got {type(anonymizer).__name__}")
-    old = ANONYMIZERS.get(anonymizer.name)
-    if old is not None and old is not anonymizer:
-        raise AnonlabError(f"an anonymizer named {anonymizer.name!r} is already registered")
-    ANONYMIZERS[anonymizer.name] = anonymizer
-    return anonymizer
-
-
-def unregister(name: str) -> None:
-    """Remove an anonymizer from the registry (for tests of the registry itself)."""
-    ANONYMIZERS.pop(name, None)
-
-
-@contextmanager
-def registered(anonymizer: Anonymizer) -> Iterator[Anonymizer]:
-    """``with registered(toy): ...``: the anonymizer is registered inside the block only."""
-    register(anonymizer)
-    try:
-        yield anonymizer
-    finally:
-        unregister(anonymizer.name)
+_REGISTRY = NamedRegistry("anonymizer", Anonymizer, ANONYMIZERS)
+#: Add an :class:`Anonymizer` to :data:`ANONYMIZERS` (a name twice is an error).
+register = _REGISTRY.register
+#: Remove an anonymizer (for tests of the registry itself).
+unregister = _REGISTRY.unregister
+#: ``with registered(toy): ...``: the anonymizer is registered inside the block only.
+registered = _REGISTRY.registered
 
 
 def get(name: str) -> Anonymizer:

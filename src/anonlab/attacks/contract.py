@@ -32,8 +32,7 @@ Choices:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +40,7 @@ import numpy as np
 
 from anonlab.errors import AnonlabError
 from anonlab.finding import Finding, plain_json
+from anonlab.named_registry import NamedRegistry
 from anonlab.release import Release
 
 __all__ = [
@@ -260,36 +260,15 @@ class Attack:
     command: str = ""
 
 
-_REGISTRY: dict[str, Attack] = {}
-
-
-def register(attack: Attack) -> Attack:
-    """Add ``attack`` to the registry (in order of registration) and return it.
-
-    Registering a name twice is an error unless it is the same record (a module imported
-    twice)."""
-    if not isinstance(attack, Attack):
-        raise AnonlabError(f"register takes an Attack record, got {type(attack).__name__}")
-    old = _REGISTRY.get(attack.name)
-    if old is not None and old is not attack:
-        raise AnonlabError(f"an attack named {attack.name!r} is already registered")
-    _REGISTRY[attack.name] = attack
-    return attack
-
-
-def unregister(name: str) -> None:
-    """Remove an attack from the registry (for tests of the registry itself)."""
-    _REGISTRY.pop(name, None)
-
-
-@contextmanager
-def registered(attack: Attack) -> Iterator[Attack]:
-    """``with registered(toy): ...``: the attack is in the registry inside the block only."""
-    register(attack)
-    try:
-        yield attack
-    finally:
-        unregister(attack.name)
+_ATTACKS = NamedRegistry("attack", Attack)
+_REGISTRY = _ATTACKS.records
+#: Add an :class:`Attack` to the registry and return it (a name twice is an error unless it is
+#: the same record, as when a module is imported twice).
+register = _ATTACKS.register
+#: Remove an attack from the registry (for tests of the registry itself).
+unregister = _ATTACKS.unregister
+#: ``with registered(toy): ...``: the attack is in the registry inside the block only.
+registered = _ATTACKS.registered
 
 
 def _load() -> None:
