@@ -81,13 +81,26 @@ records carry the changed values) is measured deterministic and checked exactly.
 
 Limits: at most :data:`MAX_RECORDS` records and :data:`MAX_RUNS` algorithm runs (candidates ×
 seeds); above them :class:`~anonlab.errors.AnonlabError` says how many there would be.
+
+The adversary's view apart from the ground truth (issue 18, item 2). Three steps:
+:func:`asap_knowledge` is the publisher's (the algorithm, its parameters and seed from the
+manifest, the original multiset of sensitive values, the negative facts as codes; it reads the
+original table); :func:`asap_inference` enumerates and re-runs from the adversary's copy
+(:meth:`Release.adversary_copy() <anonlab.release.Release.adversary_copy>`) and that knowledge
+only — the candidate worlds need only each group's published multiset (or, for a perturbing
+algorithm, the stated multiset), and determinism is measured on the candidate worlds and the
+copy, never on the original table; :meth:`AsapResult.score` reads the truth: each record's
+posterior of its own value, and which extra negative facts are *true* (only those can be known,
+so only those are screened: ``worst_fact``, ``safe`` and ``verdict`` are scores).
+:func:`check_release` is all three, and first checks, on the publisher's side, that re-running
+the stated algorithm on the original table reproduces the release.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -113,8 +126,37 @@ NAIVE = ("minimal-change", "face-value", "free")
 
 
 @dataclass(frozen=True)
+class AsapKnowledge:
+    """What the checker's adversary is told, built by the publisher (:func:`asap_knowledge`).
+
+    Attributes
+    ----------
+    algorithm : str
+        The publishing algorithm (a name of the anonymizer registry).
+    params : dict
+        Its parameters, the seed aside.
+    seed : int
+        The seed the release states (the smart world's seeds are ``seed + 1, ...`` for a
+        randomized algorithm; the seed itself only under ``known_seed``).
+    knowledge : {"multiset", "domain"}
+    multiset : ndarray of int, shape (n_values,), or None
+        The original table's count of each sensitive value (``knowledge="multiset"``): for an
+        algorithm that perturbs sensitive values, the constraint on the candidates.
+    facts : tuple of (int, int)
+        Negative facts "record does not hold value", as (row, code).
+    """
+
+    algorithm: str
+    params: dict
+    seed: int
+    knowledge: str
+    multiset: np.ndarray | None
+    facts: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True)
 class AsapResult:
-    """Per-record posteriors in the naive and the smart world, and the verdict.
+    """Per-record posteriors in the naive and the smart world, and, once scored, the verdict.
 
     Attributes
     ----------
@@ -140,9 +182,16 @@ class AsapResult:
         The sensitive domain (columns of the posteriors).
     naive, smart : ndarray of shape (n_rows, n_values)
         ``Pr[t[S] = v]`` per record in each world.
-    true_codes : ndarray of shape (n_rows,)
-        Ground truth, to show the posterior of each record's own value.
     tolerance : float
+    negative_facts : list of (int, str)
+        The stated negative facts.
+    fact_rise : ndarray of shape (n_rows, n_values, n_rows, n_values), optional
+        ``fact_rise[i, v, j, u]``: smart − naive posterior of record j holding u once the
+        adversary also knows "record i does not hold v", for *every* such fact (``-inf`` where
+        the fact leaves a world empty). Which facts are true is a score (:attr:`fact_increase`).
+    true_codes : ndarray of shape (n_rows,), or None
+        Ground truth (scoring only; None until :meth:`score`), to show the posterior of each
+        record's own value and to screen only true facts.
     """
 
     algorithm: str
@@ -160,10 +209,32 @@ class AsapResult:
     values: list[str]
     naive: np.ndarray
     smart: np.ndarray
-    true_codes: np.ndarray
     tolerance: float
     negative_facts: list = field(default_factory=list)
-    fact_increase: np.ndarray | None = field(default=None, repr=False)
+    fact_rise: np.ndarray | None = field(default=None, repr=False)
+    true_codes: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def scored(self) -> bool:
+        """Whether :meth:`score` has compared the inference with the truth."""
+        return self.true_codes is not None
+
+    def score(self, release: Release) -> AsapResult:
+        """This result scored against ``release``'s ground truth (the publisher's copy)."""
+        true = np.asarray(release.table.codes[release.sensitive], dtype=np.int64)
+        if true.shape != (self.naive.shape[0],):
+            raise AnonlabError(
+                f"score: the release has {len(true)} records, the inference {self.naive.shape[0]}"
+            )
+        return replace(self, true_codes=true)
+
+    def _truth(self, what: str) -> np.ndarray:
+        if self.true_codes is None:
+            raise AnonlabError(
+                f"{what} needs the ground truth: call result.score(release) first (the "
+                "inference alone never reads it)"
+            )
+        return self.true_codes
 
     @property
     def increase(self) -> np.ndarray:
@@ -184,13 +255,26 @@ class AsapResult:
         """No posterior rises under the stated knowledge alone."""
         return len(self.rising_records) == 0
 
+    @property
+    def fact_increase(self) -> np.ndarray | None:
+        """:attr:`fact_rise` screened to the *true* negative facts (scoring): a fact "record i
+        does not hold v" with v the record's own value is false, so no adversary knows it
+        (``-inf`` there)."""
+        if self.fact_rise is None:
+            return None
+        true = self._truth("fact_increase")
+        out = np.array(self.fact_rise, dtype=np.float64, copy=True)
+        out[np.arange(len(true)), true, :, :] = -np.inf
+        return out
+
     def worst_fact(self) -> tuple[int, str, int, str, float] | None:
         """The single extra negative fact "record i does not hold v" (true of the original)
         under which knowing the algorithm raises some posterior most: (i, v, j, u, rise)."""
-        if self.fact_increase is None or not np.isfinite(self.fact_increase).any():
+        rise = self.fact_increase
+        if rise is None or not np.isfinite(rise).any():
             return None
-        i, v, j, u = np.unravel_index(int(np.argmax(self.fact_increase)), self.fact_increase.shape)
-        return int(i), self.values[v], int(j), self.values[u], float(self.fact_increase[i, v, j, u])
+        i, v, j, u = np.unravel_index(int(np.argmax(rise)), rise.shape)
+        return int(i), self.values[v], int(j), self.values[u], float(rise[i, v, j, u])
 
     @property
     def safe(self) -> bool:
@@ -233,8 +317,9 @@ class AsapResult:
         )
 
     def to_json(self) -> dict[str, Any]:
-        idx = np.arange(len(self.true_codes))
-        return {
+        """Everything; the entries that need the truth (``naive_true_value``,
+        ``smart_true_value``, ``worst_extra_fact``, ``safe``, ``verdict``) only once scored."""
+        out = {
             "check": "asap",
             "algorithm": self.algorithm,
             "parameters": self.parameters,
@@ -252,24 +337,40 @@ class AsapResult:
             "values": self.values,
             "naive": self.naive.tolist(),
             "smart": self.smart.tolist(),
-            "naive_true_value": self.naive[idx, self.true_codes].tolist(),
-            "smart_true_value": self.smart[idx, self.true_codes].tolist(),
+            "naive_true_value": None,
+            "smart_true_value": None,
             "max_increase": self.max_increase,
             "rising_records": self.rising_records.tolist(),
-            "worst_extra_fact": None
-            if self.worst_fact() is None
+            "worst_extra_fact": None,
+            "safe_without_extra_facts": self.safe_without_extra_facts,
+            "tolerance": self.tolerance,
+            "safe": None,
+            "verdict": None,
+        }
+        if not self.scored:
+            return {k: v for k, v in out.items() if k not in SCORES}
+        idx = np.arange(len(self.true_codes))
+        worst = self.worst_fact()
+        out["naive_true_value"] = self.naive[idx, self.true_codes].tolist()
+        out["smart_true_value"] = self.smart[idx, self.true_codes].tolist()
+        out["worst_extra_fact"] = (
+            None
+            if worst is None
             else dict(
                 zip(
                     ("record", "not_value", "target_record", "target_value", "increase"),
-                    self.worst_fact(),
+                    worst,
                     strict=True,
                 )
-            ),
-            "safe_without_extra_facts": self.safe_without_extra_facts,
-            "tolerance": self.tolerance,
-            "safe": self.safe,
-            "verdict": self.verdict,
-        }
+            )
+        )
+        out["safe"] = self.safe
+        out["verdict"] = self.verdict
+        return out
+
+
+#: The keys of :meth:`AsapResult.to_json` that need the ground truth.
+SCORES = ("naive_true_value", "smart_true_value", "worst_extra_fact", "safe", "verdict")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -315,31 +416,65 @@ def _cartesian(blocks: list[np.ndarray], columns: list[np.ndarray], n: int) -> n
     return out
 
 
-def count_worlds(release: Release, knowledge: str = "multiset", face_value: bool = False) -> int:
+def _original_counts(
+    release: Release, knowledge: str, multiset: np.ndarray | None
+) -> np.ndarray | None:
+    """The stated multiset (counts per sensitive code) the candidates of a perturbing algorithm
+    keep; default: the release's own original values (the publisher's call)."""
+    if knowledge != "multiset":
+        return None
+    n_values = release.table.domain_size(release.sensitive)
+    if multiset is None:
+        return np.bincount(release.table.codes[release.sensitive], minlength=n_values)
+    counts = np.asarray(multiset, dtype=np.int64)
+    if counts.shape != (n_values,) or counts.min(initial=0) < 0:
+        raise AnonlabError(
+            f"multiset must hold one count per sensitive value ({n_values}), got {counts}"
+        )
+    if int(counts.sum()) != release.table.n_rows:
+        raise AnonlabError(
+            f"multiset counts {int(counts.sum())} values; the release has "
+            f"{release.table.n_rows} records"
+        )
+    return counts
+
+
+def count_worlds(
+    release: Release,
+    knowledge: str = "multiset",
+    face_value: bool = False,
+    *,
+    multiset: np.ndarray | None = None,
+) -> int:
     """How many candidate tables there are (before negative facts and constraints).
 
     ``face_value``: the release's group multisets are taken as the original values (always so
-    for an algorithm that perturbs only quasi-identifiers).
+    for an algorithm that perturbs only quasi-identifiers: each group's published multiset is
+    all that is read). ``multiset``: for an algorithm that perturbs sensitive values under
+    ``knowledge="multiset"``, the stated count of each original value (:class:`AsapKnowledge`);
+    default: counted from the release's table, i.e. the publisher's ground truth.
     """
     table = release.table
-    codes = table.codes[release.sensitive]
     n_values = table.domain_size(release.sensitive)
     if release.published_sensitive is None or face_value:
         hist = release.sensitive_histogram
         return math.prod(_multinomial(row[row > 0]) for row in hist)
     if knowledge == "multiset":
-        return _multinomial(np.bincount(codes, minlength=n_values))
+        return _multinomial(_original_counts(release, knowledge, multiset))
     return n_values**table.n_rows
 
 
 def candidate_worlds(
-    release: Release, knowledge: str = "multiset", face_value: bool = False
+    release: Release,
+    knowledge: str = "multiset",
+    face_value: bool = False,
+    *,
+    multiset: np.ndarray | None = None,
 ) -> np.ndarray:
     """Every candidate assignment of sensitive codes, shape (worlds, n_rows) (see
-    :func:`count_worlds`)."""
+    :func:`count_worlds`, also for ``multiset``)."""
     table = release.table
     n = table.n_rows
-    codes = table.codes[release.sensitive]
     n_values = table.domain_size(release.sensitive)
     if release.published_sensitive is None or face_value:
         pub = release.sensitive_codes
@@ -350,7 +485,8 @@ def candidate_worlds(
             columns.append(members)
         return _cartesian(blocks, columns, n)
     if knowledge == "multiset":
-        return _multiset_permutations(codes)
+        counts = _original_counts(release, knowledge, multiset)
+        return _multiset_permutations(np.repeat(np.arange(n_values), counts))
     return np.indices([n_values] * n).reshape(n, -1).T.astype(np.int64)
 
 
@@ -420,11 +556,15 @@ def is_deterministic(
     worlds: np.ndarray,
     seed: int = 0,
     probes: int = 8,
+    *,
+    include_table: bool = True,
 ) -> bool:
-    """Measured: outputs agree across 4 seeds on the original and on up to ``probes`` worlds."""
+    """Measured: outputs agree across 4 seeds on ``table`` (unless ``include_table`` is False)
+    and on up to ``probes`` worlds (``table`` with each world's sensitive codes), picked evenly.
+    """
     if not _takes_seed(algorithm):
         return True
-    tables = [table]
+    tables = [table] if include_table else []
     if len(worlds):
         pick = np.linspace(0, len(worlds) - 1, min(probes, len(worlds))).astype(int)
         tables += [_with_sensitive(table, worlds[i]) for i in pick]
@@ -433,6 +573,26 @@ def is_deterministic(
         if len(outs) > 1:
             return False
     return True
+
+
+def _run_worlds(
+    tables: Sequence[Table],
+    algorithm: str,
+    params: Mapping[str, Any],
+    seeds: Sequence[int | None],
+    target: bytes,
+) -> tuple[np.ndarray, int]:
+    """Per candidate table, how many of ``seeds`` reproduce ``target``; and the failed runs."""
+    hits = np.zeros(len(tables), dtype=np.int64)
+    failed = 0
+    for w, candidate in enumerate(tables):
+        for s in seeds:
+            sig = _run(candidate, algorithm, params, s)
+            if sig is None:
+                failed += 1
+            elif sig == target:
+                hits[w] += 1
+    return hits, failed
 
 
 # ---------------------------------------------------------------------------------------------
@@ -536,11 +696,54 @@ def check_release(
     tolerance: float | None = None,
     max_runs: int = MAX_RUNS,
 ) -> AsapResult:
-    """Check an existing release for ASAP (see :func:`asap_check`).
+    """Check an existing release for ASAP (see :func:`asap_check`), scored.
 
     ``algorithm``, ``params`` and ``seed`` default to the release's manifest (parameters the
     algorithm does not take are dropped); re-running them on the original table must reproduce
-    the release, otherwise the error says so.
+    the release, otherwise the error says so. The steps: :func:`asap_knowledge` (publisher),
+    that check (publisher), :func:`asap_inference` on :meth:`release.adversary_copy()
+    <anonlab.release.Release.adversary_copy>` (adversary), :meth:`AsapResult.score` (truth).
+    """
+    stated = asap_knowledge(
+        release,
+        algorithm,
+        params,
+        seed=seed,
+        knowledge=knowledge,
+        negative_facts=negative_facts,
+    )
+    if naive not in NAIVE:
+        raise AnonlabError(f"parameter 'naive' must be one of {list(NAIVE)}, got {naive!r}")
+    check_reproduces(release, stated, known_seed=known_seed)
+    result = asap_inference(
+        release.adversary_copy(),
+        stated,
+        naive=naive,
+        constraints=constraints,
+        n_seeds=n_seeds,
+        known_seed=known_seed,
+        tolerance=tolerance,
+        max_runs=max_runs,
+    )
+    return result.score(release)
+
+
+@takes_release
+def asap_knowledge(
+    release: Release,
+    algorithm: str | None = None,
+    params: Mapping[str, Any] | None = None,
+    *,
+    seed: int | None = None,
+    knowledge: str = "multiset",
+    negative_facts: Sequence[tuple[int, str]] = (),
+) -> AsapKnowledge:
+    """The checker's stated knowledge, built by the publisher from the release.
+
+    ``algorithm``, ``params`` and ``seed`` default to the manifest's (parameters the algorithm
+    does not take are dropped; ``scheme`` is the release's); the parameters are validated by
+    running the algorithm once on the original table. ``knowledge="multiset"`` adds the original
+    table's count of each sensitive value; ``negative_facts`` (row, value) become codes.
     """
     from anonlab.anonymize import available, parameters
 
@@ -571,21 +774,8 @@ def check_release(
     if seed is None:
         seed = release.manifest.get("seed") or 0
     seed = check_seed(seed)
-    takes_seed = _takes_seed(algorithm)
-    _validate_params(table, algorithm, params, seed if takes_seed else None)
-
-    perturbs = release.published_sensitive is not None
-    if naive not in NAIVE:
-        raise AnonlabError(f"parameter 'naive' must be one of {list(NAIVE)}, got {naive!r}")
-    total = count_worlds(release, knowledge)
-    if total > max_runs:
-        raise AnonlabError(
-            f"the smart world has {total:,} candidate tables, more than the {max_runs:,} runs "
-            f"the checker allows; use a smaller table (at most {MAX_RECORDS} records, few "
-            f"distinct values)" + (" or knowledge='multiset'" if knowledge == "domain" else "")
-        )
+    _validate_params(table, algorithm, params, seed if _takes_seed(algorithm) else None)
     sens = release.sensitive
-    values = [str(v) for v in table.values[sens]]
     facts = []
     for record, value in negative_facts:
         record = check_int("record", record, minimum=0)
@@ -593,6 +783,81 @@ def check_release(
             raise AnonlabError(f"negative fact on record {record}: the table has {n} records")
         code = int(np.flatnonzero(table.value_mask(sens, [value]))[0])
         facts.append((record, code))
+    return AsapKnowledge(
+        algorithm=algorithm,
+        params=params,
+        seed=seed,
+        knowledge=knowledge,
+        multiset=_original_counts(release, knowledge, None),
+        facts=tuple(facts),
+    )
+
+
+def check_reproduces(release: Release, stated: AsapKnowledge, *, known_seed: bool = False) -> None:
+    """The publisher's check that the stated algorithm made the release: re-running it on the
+    original table (the release's seed) must reproduce it. A randomized algorithm (measured on
+    the original table with four seeds) that does not is let through, as the checker weighs
+    other seeds anyway; ``known_seed`` makes every algorithm one run with the seed."""
+    table = release.table
+    algorithm, params, seed = stated.algorithm, stated.params, stated.seed
+    takes_seed = _takes_seed(algorithm)
+    if _run(table, algorithm, params, seed if takes_seed else None) == release_signature(release):
+        return
+    empty = np.zeros((0, table.n_rows), dtype=np.int64)
+    if known_seed or is_deterministic(table, algorithm, params, empty, seed):
+        raise AnonlabError(
+            f"re-running {algorithm} with parameters {params} and seed {seed} does not "
+            "reproduce the release; give the parameters it was made with"
+        )
+
+
+@takes_release
+def asap_inference(
+    view: Release,
+    stated: AsapKnowledge,
+    *,
+    naive: str = "minimal-change",
+    constraints: Callable[[np.ndarray], np.ndarray] | None = None,
+    n_seeds: int | None = None,
+    known_seed: bool = False,
+    tolerance: float | None = None,
+    max_runs: int = MAX_RUNS,
+) -> AsapResult:
+    """The naive and smart posteriors of every record, from the published view and the stated
+    knowledge only (Jin et al. Defs. 3-5; see the module docstring). Unscored: the truth enters
+    through :meth:`AsapResult.score`.
+
+    Parameters
+    ----------
+    view : Release
+        The release as the adversary sees it: its groups, published sensitive values,
+        quasi-identifiers and levels are read. Its own sensitive column is never read: the
+        tables re-run are its adversary's copy (:meth:`~anonlab.release.Release.adversary_copy`,
+        what the published files show; one more table to measure determinism on) with each
+        candidate's codes, so handing the publisher's release gives the same result.
+    stated : AsapKnowledge
+        The publisher's statement (:func:`asap_knowledge`).
+    naive, constraints, n_seeds, known_seed, tolerance, max_runs
+        As in :func:`asap_check`.
+    """
+    if naive not in NAIVE:
+        raise AnonlabError(f"parameter 'naive' must be one of {list(NAIVE)}, got {naive!r}")
+    table = view.adversary_copy().table  # the published values: never the original ones
+    algorithm, params, seed = stated.algorithm, dict(stated.params), stated.seed
+    knowledge = stated.knowledge
+    takes_seed = _takes_seed(algorithm)
+    perturbs = view.published_sensitive is not None
+    if perturbs and knowledge == "multiset" and stated.multiset is None:
+        raise AnonlabError("knowledge='multiset' needs the stated multiset (asap_knowledge)")
+    total = count_worlds(view, knowledge, multiset=stated.multiset)
+    if total > max_runs:
+        raise AnonlabError(
+            f"the smart world has {total:,} candidate tables, more than the {max_runs:,} runs "
+            f"the checker allows; use a smaller table (at most {MAX_RECORDS} records, few "
+            f"distinct values)" + (" or knowledge='multiset'" if knowledge == "domain" else "")
+        )
+    values = [str(v) for v in table.values[view.sensitive]]
+    facts = list(stated.facts)
 
     def restrict(candidates: np.ndarray, what: str) -> np.ndarray:
         keep = np.ones(len(candidates), dtype=bool)
@@ -618,23 +883,34 @@ def check_release(
             )
         return candidates[keep]
 
-    worlds = restrict(candidate_worlds(release, knowledge), "smart world")
+    worlds = restrict(candidate_worlds(view, knowledge, multiset=stated.multiset), "smart world")
     naive_weight = None
     naive_fact = None
     if perturbs and naive == "face-value":
-        naive_set = restrict(candidate_worlds(release, knowledge, face_value=True), "naive world")
+        naive_set = restrict(candidate_worlds(view, knowledge, face_value=True), "naive world")
     elif perturbs and naive == "minimal-change":
-        changes, log_weight = minimal_change_weights(release, worlds)
+        changes, log_weight = minimal_change_weights(view, worlds)
         fewest = changes == changes.min()
         naive_set = worlds[fewest]
         naive_weight = np.exp(log_weight[fewest] - log_weight[fewest].max())
         naive_fact = _minimal_change_fact_posteriors(worlds, changes, log_weight, len(values))
     else:
         naive_set = worlds
-    facts = [(r, values[c]) for r, c in facts]
 
-    target = release_signature(release)
+    target = release_signature(view)
+    tables = [_with_sensitive(table, codes) for codes in worlds]
+    # Determinism is measured, never read off the original table: on the copy and 8 candidate
+    # worlds, then, for an algorithm that takes a seed and looked deterministic so far, on up to
+    # 8 of the worlds that the stated seed maps to the release (the original is one of them:
+    # where MASK had to perturb, the copy and most candidates need no perturbing at all).
+    first: tuple[np.ndarray, int] | None = None
     deterministic = known_seed or is_deterministic(table, algorithm, params, worlds, seed)
+    if deterministic and takes_seed and not known_seed:
+        first = _run_worlds(tables, algorithm, params, [seed], target)
+        reproducing = worlds[first[0] > 0]
+        deterministic = is_deterministic(
+            table, algorithm, params, reproducing, seed, include_table=False
+        )
     if deterministic:
         seeds = [seed] if takes_seed else [None]
     else:
@@ -649,27 +925,21 @@ def check_release(
             f"{len(worlds):,} candidate tables × {len(seeds)} seeds = {runs:,} runs, more than "
             f"the {max_runs:,} the checker allows; lower n_seeds or use a smaller table"
         )
-    if deterministic and _run(table, algorithm, params, seeds[0]) != target:
-        raise AnonlabError(
-            f"re-running {algorithm} with parameters {params} and seed {seed} does not "
-            "reproduce the release; give the parameters it was made with"
-        )
 
-    hits = np.zeros(len(worlds), dtype=np.int64)
-    failed = 0
-    tables = [_with_sensitive(table, codes) for codes in worlds]
-    used: list[int | None] = []
-    while True:
+    if deterministic and first is not None:  # the pass with the stated seed is the whole run
+        hits, failed = first
+        used: list[int | None] = list(seeds)
+    else:
+        hits = np.zeros(len(worlds), dtype=np.int64)
+        failed = 0
+        used = []
+    while len(used) < len(seeds):
         batch = seeds[len(used) : len(used) + (len(seeds) if deterministic else SEED_BATCH)]
-        for w, candidate in enumerate(tables):
-            for s in batch:
-                sig = _run(candidate, algorithm, params, s)
-                if sig is None:
-                    failed += 1
-                elif sig == target:
-                    hits[w] += 1
+        batch_hits, batch_failed = _run_worlds(tables, algorithm, params, batch, target)
+        hits += batch_hits
+        failed += batch_failed
         used += batch
-        if len(used) >= len(seeds) or (adaptive and hits.sum() >= TARGET_ACCEPTED):
+        if adaptive and hits.sum() >= TARGET_ACCEPTED:
             break
     seeds = used
     accepted = int(hits.sum())
@@ -678,20 +948,16 @@ def check_release(
             f"no candidate table reproduced the release in {len(worlds) * len(seeds):,} runs"
             + ("" if deterministic else "; raise n_seeds")
         )
-    values_n = len(values)
-    naive_post, smart, fact_increase = _posteriors(
-        naive_set, worlds, hits, values_n, naive_weight=naive_weight, naive_fact=naive_fact
+    naive_post, smart, fact_rise = _posteriors(
+        naive_set, worlds, hits, len(values), naive_weight=naive_weight, naive_fact=naive_fact
     )
-    true = table.codes[sens].astype(np.int64)
-    # screen: every single true negative fact "record i does not hold v" (v != its value)
-    fact_increase[np.arange(n), true, :, :] = -np.inf
     if tolerance is None:
         tolerance = 1e-9 if deterministic else max(0.02, 2.0 / math.sqrt(accepted))
     return AsapResult(
         algorithm=algorithm,
-        parameters={k: v for k, v in params.items()},
+        parameters=dict(params),
         knowledge=knowledge,
-        perturbs_sensitive=release.published_sensitive is not None,
+        perturbs_sensitive=perturbs,
         deterministic=deterministic,
         seeds=[s for s in seeds if s is not None],
         n_worlds=len(worlds),
@@ -703,10 +969,9 @@ def check_release(
         values=values,
         naive=naive_post,
         smart=smart,
-        true_codes=true,
         tolerance=float(tolerance),
-        negative_facts=facts,
-        fact_increase=fact_increase,
+        negative_facts=[(r, values[c]) for r, c in facts],
+        fact_rise=fact_rise,
     )
 
 

@@ -59,9 +59,14 @@ group sharing ``G1``'s lowest or highest index counts, which flags more records 
 common ``2**bits`` grid, ``bits`` = bit length of the largest ``domain_size − 1`` (as in
 :func:`anonlab.anonymize.hilb.hilb`).
 
-The attack reads only what the adversary has: the partition, the published sensitive values and
-each record's exact QI (published under bucketization; external knowledge under generalization).
-Ground truth is read only to score (``strict_precision``, ``union_precision``).
+The attack reads only what the adversary has: the partition, the published sensitive values,
+each record's exact QI (published under bucketization; external knowledge under generalization)
+and ℓ from the manifest (the attacker knows the algorithm and its parameters). The steps are
+apart (issue 18, item 2): :func:`algorithm7_inference` is the inference and never reads the
+ground truth (an unscored :class:`Algorithm7Result`); :meth:`Algorithm7Result.score` compares
+it with the truth (``strict_correct``, ``strict_precision``, ``union_precision``);
+:func:`hilb_algorithm7` is both, the inference run on :meth:`Release.adversary_copy()
+<anonlab.release.Release.adversary_copy>`.
 
 The scan is compiled (numba): one pass over the groups in order, each looking at the ranks in its
 ``Q_T`` range and keeping each record's last flagging group; then the fixed-point propagation,
@@ -71,7 +76,7 @@ touched groups only, one flag per (record, distinct value of its group).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numba import njit
@@ -86,7 +91,8 @@ TIE_BREAKS = ("rank", "index")
 
 @dataclass(frozen=True)
 class Algorithm7Result:
-    """Outcome of Algorithm 7 on one release.
+    """Outcome of Algorithm 7 on one release: the inference, and once :meth:`score` has compared
+    it with the truth, the scores.
 
     Attributes
     ----------
@@ -100,16 +106,26 @@ class Algorithm7Result:
         Compromised under the union rule.
     flagged_records : ndarray of bool, shape (n_rows,)
         The records ``t`` found inside a vulnerable group's ``Q_T`` range.
-    candidate_ok : ndarray of bool, shape (n_rows,)
-        Scoring only: flagged records whose flag's inference holds on the true values (a member
-        of the last flagging group ranked below the record holds its value).
+    flagger : ndarray of int, shape (n_rows,)
+        The last vulnerable group whose ``Q_T`` range held each record while it was unassigned
+        (``-1``: not flagged); its constraint is the one the strict rule applies.
+    key : ndarray of int, shape (n_rows,)
+        The adversary's ``Q_T`` order of each record (rank, or the dense raw index under
+        ``tie_break="index"``): "ranked below t" means a smaller key.
     pinned_value : ndarray of int, shape (n_rows,)
         Sensitive code pinned by the strict rule, ``-1`` if none.
-    true_value : ndarray of int, shape (n_rows,)
-        Ground truth (scoring only).
+    domain : ndarray of bool, shape (n_rows, n_values)
+        Each record's possible values after the strict rule's propagation: narrowed for the
+        records of groups a flag touched, its group's published values elsewhere.
     conflicts : int
         Records at which the rules contradicted each other (a reduction that would have left no
         value was refused); 0 whenever the inference is sound.
+    candidate_ok : ndarray of bool, shape (n_rows,), or None
+        Scoring only (None until :meth:`score`): flagged records whose flag's inference holds on
+        the true values (a member of the last flagging group ranked below the record holds its
+        value).
+    true_value : ndarray of int, shape (n_rows,), or None
+        Ground truth (scoring only; None until :meth:`score`).
     """
 
     l: int
@@ -118,10 +134,13 @@ class Algorithm7Result:
     examined_groups: int
     union_records: np.ndarray
     flagged_records: np.ndarray
-    candidate_ok: np.ndarray
+    flagger: np.ndarray
+    key: np.ndarray
     pinned_value: np.ndarray
-    true_value: np.ndarray
+    domain: np.ndarray
     conflicts: int
+    candidate_ok: np.ndarray | None = None
+    true_value: np.ndarray | None = None
 
     @property
     def n_rows(self) -> int:
@@ -136,25 +155,57 @@ class Algorithm7Result:
         return int((self.pinned_value >= 0).sum())
 
     @property
+    def scored(self) -> bool:
+        """Whether :meth:`score` has compared the inference with the truth."""
+        return self.true_value is not None
+
+    def _truth(self, what: str) -> np.ndarray:
+        if self.true_value is None:
+            raise AnonlabError(
+                f"{what} compares the inference with the ground truth: call "
+                "result.score(release) first (the inference alone never reads it)"
+            )
+        return self.true_value
+
+    def score(self, release: Release) -> Algorithm7Result:
+        """This result scored against ``release``'s ground truth (the publisher's copy).
+
+        Sets ``true_value`` and ``candidate_ok``: a flag's inference holds when some member of
+        the flagging group ranked below the record holds the record's true value (the bucket
+        head Hilb put there, §8.3.1)."""
+        true = np.asarray(release.table.codes[release.sensitive], dtype=np.int64)
+        if true.shape != (self.n_rows,):
+            raise AnonlabError(
+                f"score: the release has {len(true)} records, the inference {self.n_rows}"
+            )
+        ok = self.flagged_records & flag_holds(self.flagger, self.key, release.group, true)
+        return replace(self, candidate_ok=ok, true_value=true)
+
+    @property
     def strict_correct(self) -> int:
+        """Pinned records whose pinned value is the true one (scoring)."""
         p = self.pinned_value
-        return int(((p >= 0) & (p == self.true_value)).sum())
+        return int(((p >= 0) & (p == self._truth("strict_correct"))).sum())
 
     @property
     def strict_precision(self) -> float:
         """Share of pinned records whose pinned value is the true one (nan if none)."""
-        return self.strict_correct / self.strict_count if self.strict_count else float("nan")
+        correct = self.strict_correct
+        return correct / self.strict_count if self.strict_count else float("nan")
 
     @property
     def union_precision(self) -> float:
         """Share of flagged records for which the inference holds on the truth: the (last)
         flagging group has a member ranked below the record holding its value (nan if none)."""
+        self._truth("union_precision")
         f = int(self.flagged_records.sum())
         return int(self.candidate_ok.sum()) / f if f else float("nan")
 
     def to_json(self) -> dict:
+        """The counts; the scores (``union_precision``, ``strict_correct``,
+        ``strict_precision``) only once scored."""
         n = self.n_rows
-        return {
+        out = {
             "attack": "hilb-algorithm7",
             "l": self.l,
             "tie_break": self.tie_break,
@@ -164,13 +215,50 @@ class Algorithm7Result:
             "union_compromised": self.union_count,
             "union_share": self.union_count / n if n else 0.0,
             "flagged_records": int(self.flagged_records.sum()),
-            "union_precision": _nan_none(self.union_precision),
+            "union_precision": None,
             "strict_compromised": self.strict_count,
             "strict_share": self.strict_count / n if n else 0.0,
-            "strict_correct": self.strict_correct,
-            "strict_precision": _nan_none(self.strict_precision),
+            "strict_correct": None,
+            "strict_precision": None,
             "conflicts": self.conflicts,
         }
+        if not self.scored:
+            return {k: v for k, v in out.items() if k not in SCORES}
+        out["union_precision"] = _nan_none(self.union_precision)
+        out["strict_correct"] = self.strict_correct
+        out["strict_precision"] = _nan_none(self.strict_precision)
+        return out
+
+
+#: The keys of :meth:`Algorithm7Result.to_json` that need the ground truth.
+SCORES = ("union_precision", "strict_correct", "strict_precision")
+
+
+def flag_holds(
+    flagger: np.ndarray, key: np.ndarray, group: np.ndarray, true: np.ndarray
+) -> np.ndarray:
+    """Scoring only: per record, whether its flag's inference holds on the true values ``true``
+    (a member of the flagging group ``flagger`` with a smaller ``key`` holds the record's
+    value); True for unflagged records.
+
+    One pass: the smallest key of each (group, value) pair present, looked up per flag.
+    """
+    flagger = np.asarray(flagger, dtype=np.int64)
+    key = np.asarray(key, dtype=np.int64)
+    group = np.asarray(group, dtype=np.int64)
+    true = np.asarray(true, dtype=np.int64)
+    ok = np.ones(len(true), dtype=bool)
+    t = np.flatnonzero(flagger >= 0)
+    if not len(t):
+        return ok
+    width = int(true.max()) + 1
+    pairs, inverse = np.unique(group * width + true, return_inverse=True)
+    lowest = np.full(len(pairs), np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(lowest, inverse.ravel(), key)
+    want = flagger[t] * width + true[t]
+    at = np.minimum(np.searchsorted(pairs, want), len(pairs) - 1)
+    ok[t] = (pairs[at] == want) & (lowest[at] < key[t])
+    return ok
 
 
 def _nan_none(x: float) -> float | None:
@@ -335,7 +423,7 @@ def _pin(
     group: np.ndarray,
     key: np.ndarray,
     hist: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The strict rule: each record's domain of possible values, narrowed to a fixed point.
 
     Records are *slots*: group ``g`` holds slots ``members_start[g]`` to
@@ -352,7 +440,8 @@ def _pin(
     inference, e.g. ``tie_break="index"``). A flag is settled once ``t`` and its only possible
     holder are both pinned. Only groups touched by a flag get domains. Returns the pinned value
     per slot (``-1``: none, or a touched group with a single published value, disclosed by the
-    publication itself) and the conflict flags.
+    publication itself), the conflict flags, and every slot's domain as a ``(slots, n_values)``
+    bool array (an untouched group's published values).
     """
     n = group.shape[0]
     n_groups, n_values = hist.shape
@@ -522,33 +611,20 @@ def _pin(
                     for jj in range(nd[g]):
                         if dom[o + jj]:
                             pinned[r] = gvals[vs + jj]
-    return pinned, conflict
-
-
-@njit(cache=True)
-def _sound(
-    pair_t: np.ndarray,
-    pair_g: np.ndarray,
-    members_start: np.ndarray,
-    key: np.ndarray,
-    true: np.ndarray,
-) -> np.ndarray:
-    """Scoring only: per record, whether its flag's inference holds on the true values (a
-    member of ``G1`` ranked below ``t`` holds ``t``'s value); True for unflagged records."""
-    ok = np.ones(true.shape[0], dtype=np.bool_)
-    for p in range(pair_t.shape[0]):
-        t = pair_t[p]
-        g1 = pair_g[p]
-        hit = False
-        for h in range(members_start[g1], members_start[g1 + 1]):
-            if key[h] >= key[t]:
-                break
-            if true[h] == true[t]:
-                hit = True
-                break
-        if not hit:
-            ok[t] = False
-    return ok
+    domain = np.zeros((n, n_values), dtype=np.bool_)
+    for g in range(n_groups):
+        vs = vals_start[g]
+        for r in range(members_start[g], members_start[g + 1]):
+            if touched[g]:
+                o = dom_start[r]
+                for jj in range(nd[g]):
+                    if dom[o + jj]:
+                        domain[r, gvals[vs + jj]] = True
+            else:
+                for v in range(n_values):
+                    if hist[g, v] > 0:
+                        domain[r, v] = True
+    return pinned, conflict, domain
 
 
 @takes_release
@@ -559,12 +635,41 @@ def hilb_algorithm7(
     tie_break: str = "rank",
     keys: np.ndarray | None = None,
 ) -> Algorithm7Result:
-    """Run Algorithm 7 (Jin et al. §8.3.1) on a Hilb release and count compromised records.
+    """Run Algorithm 7 (Jin et al. §8.3.1) on a Hilb release, count compromised records and
+    score the inference against the truth.
+
+    The inference is :func:`algorithm7_inference` on :meth:`release.adversary_copy()
+    <anonlab.release.Release.adversary_copy>` (it cannot read the truth); the scores are
+    :meth:`Algorithm7Result.score` on ``release``. Parameters as there.
+
+    Returns
+    -------
+    Algorithm7Result
+        Scored.
+    """
+    view = release.adversary_copy()
+    return algorithm7_inference(view, l, tie_break=tie_break, keys=keys).score(release)
+
+
+@takes_release
+def algorithm7_inference(
+    view: Release,
+    l: int | None = None,
+    *,
+    tie_break: str = "rank",
+    keys: np.ndarray | None = None,
+) -> Algorithm7Result:
+    """Algorithm 7 (Jin et al. §8.3.1) and the strict rule, from what is published only.
+
+    Reads the partition, the published sensitive histogram, each record's exact
+    quasi-identifiers (the Hilbert keys) and ℓ; never the original sensitive values. Score the
+    result with :meth:`Algorithm7Result.score`.
 
     Parameters
     ----------
-    release : Release
-        Made by Hilb (any release works, but the inference is only sound for Hilb).
+    view : Release
+        Made by Hilb (any release works, but the inference is only sound for Hilb); the
+        adversary's copy (:meth:`~anonlab.release.Release.adversary_copy`) or the release itself.
     l : int, optional
         ℓ of the release (default: the manifest's ``parameters["l"]``).
     tie_break : {"rank", "index"}
@@ -576,15 +681,16 @@ def hilb_algorithm7(
     Returns
     -------
     Algorithm7Result
+        Unscored (``candidate_ok`` and ``true_value`` are None).
     """
     if l is None:
-        l = release.manifest.get("parameters", {}).get("l")
+        l = view.manifest.get("parameters", {}).get("l")
         if l is None:
             raise AnonlabError("give l: the release's manifest has no parameter 'l'")
     l = check_int("l", l, minimum=1)
     tie_break = check_choice("tie_break", tie_break, TIE_BREAKS)
-    n = release.table.n_rows
-    keys = hilbert_keys(release) if keys is None else np.asarray(keys)
+    n = view.table.n_rows
+    keys = hilbert_keys(view) if keys is None else np.asarray(keys)
     if keys.shape != (n,):
         raise AnonlabError(f"keys must hold one Q_T per record ({n}), got shape {keys.shape}")
     order = np.argsort(keys, kind="stable")  # rank -> record (ties by row number)
@@ -596,10 +702,10 @@ def hilb_algorithm7(
         _, key = np.unique(keys, return_inverse=True)
         key = key.astype(np.int64).ravel()
     rank_key = key[order]
-    group = release.group.astype(np.int64)
-    n_groups = release.n_groups
-    sizes = release.group_sizes.astype(np.int64)
-    hist = np.ascontiguousarray(release.sensitive_histogram, dtype=np.int64)
+    group = view.group.astype(np.int64)
+    n_groups = view.n_groups
+    sizes = view.group_sizes.astype(np.int64)
+    hist = np.ascontiguousarray(view.sensitive_histogram, dtype=np.int64)
     lo = np.full(n_groups, np.iinfo(np.int64).max, dtype=np.int64)
     hi = np.full(n_groups, -1, dtype=np.int64)
     np.minimum.at(lo, group, key)
@@ -633,11 +739,7 @@ def hilb_algorithm7(
     by = np.argsort(key_s[pair_t], kind="stable")
     by = by[np.argsort(pair_g[by], kind="stable")]
     pair_t, pair_g = pair_t[by], pair_g[by]
-    pinned_s, conflict_s = _pin(pair_t, pair_g, starts, group_s, key_s, hist_s)
-    pinned = pinned_s[slot_of]
-    true = release.table.codes[release.sensitive].astype(np.int64)
-    # scoring: does each flag's inference hold on the truth (t's value held below t in G1)?
-    cand_ok = flagged & _sound(pair_t, pair_g, starts, key_s, true[by_slot])[slot_of]
+    pinned_s, conflict_s, domain_s = _pin(pair_t, pair_g, starts, group_s, key_s, hist_s)
     return Algorithm7Result(
         l=l,
         tie_break=tie_break,
@@ -645,8 +747,9 @@ def hilb_algorithm7(
         examined_groups=int(examined),
         union_records=union,
         flagged_records=flagged,
-        candidate_ok=cand_ok,
-        pinned_value=pinned,
-        true_value=true,
+        flagger=flagger,
+        key=key,
+        pinned_value=pinned_s[slot_of],
+        domain=domain_s[slot_of],
         conflicts=int(conflict_s.sum()),
     )

@@ -11,8 +11,12 @@ used an unpublished ``S_max``).
 Attack (paper §8.2.1; notes §2.11-C): for each published group whose ages are all at most 25
 (generalization: the published age range's upper end; bucketization: the exact ages), if the
 share of ``Doctorate`` among its published values exceeds 10%, label it *problematic*; its
-records are *compromised*. Scores (ground truth, read only here):
+records are *compromised*. The inference (:func:`phd25_inference`) reads only the published
+view, the rule and the manifest's MASK parameters (``m``, the protected values), which the
+attacker knows; it never reads the original values. Scores (:meth:`PhD25Result.score`, the only
+place the ground truth is read; :func:`phd25_attack` is both steps):
 
+* ``perturbed_groups``: groups MASK changed (a published value differs from the original);
 * ``false_positive_groups``: problematic groups MASK did not perturb (the paper: none);
 * ``violating``: problematic groups that originally violated m-confidentiality;
 * ``sensitive_share``: the share of compromised records that truly hold a sensitive value,
@@ -31,19 +35,21 @@ By default the manifest's ``parameters["as_one_value"]`` says which (issue 18, p
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from anonlab._validation import check_float, check_int, takes_release
 from anonlab.errors import AnonlabError
+from anonlab.grouping import group_histogram
 from anonlab.release import Release
 from anonlab.schema import Kind
 
 
 @dataclass(frozen=True)
 class PhD25Result:
-    """Outcome of the PhD-25 attack.
+    """Outcome of the PhD-25 attack: the inference, and once :meth:`score` has compared it with
+    the truth, the scores (None until then).
 
     Attributes
     ----------
@@ -53,45 +59,121 @@ class PhD25Result:
         Records in problematic groups.
     young_groups : int
         Groups whose ages are all <= the bound.
-    perturbed_groups : int
-        Groups MASK changed (any published value differs from the original).
-    perturbed_young_groups : int
-    violating_groups : int
-        Groups that originally violated m-confidentiality.
-    false_positive_groups : int
-        Problematic groups MASK did not perturb.
-    false_positive_records : int
-    sensitive_in_compromised : int
-        Compromised records that truly hold a sensitive value.
+    young : ndarray of bool, shape (n_groups,)
+        Which groups are young (the rule applies to every member).
     m : int or None
+    sensitive_values : tuple of str or None
+        MASK's protected values (the manifest's), the set the attacker infers for a compromised
+        record.
+    settings : dict
+    perturbed_groups : int or None
+        Scoring: groups MASK changed (any published value differs from the original).
+    perturbed_young_groups : int or None
+    violating_groups : int or None
+        Scoring: problematic groups that originally violated m-confidentiality.
+    false_positive_groups : int or None
+        Scoring: problematic groups MASK did not perturb.
+    false_positive_records : int or None
+    sensitive_in_compromised : int or None
+        Scoring: compromised records that truly hold a sensitive value.
     """
 
     problematic_groups: np.ndarray
     compromised_records: int
     young_groups: int
-    perturbed_groups: int
-    perturbed_young_groups: int
-    violating_groups: int
-    false_positive_groups: int
-    false_positive_records: int
-    sensitive_in_compromised: int
+    young: np.ndarray
     m: int | None
+    sensitive_values: tuple[str, ...] | None
     settings: dict
+    perturbed_groups: int | None = None
+    perturbed_young_groups: int | None = None
+    violating_groups: int | None = None
+    false_positive_groups: int | None = None
+    false_positive_records: int | None = None
+    sensitive_in_compromised: int | None = None
+
+    @property
+    def scored(self) -> bool:
+        """Whether :meth:`score` has compared the inference with the truth."""
+        return self.perturbed_groups is not None
+
+    def score(self, release: Release) -> PhD25Result:
+        """This result scored against ``release``'s ground truth (the publisher's copy): which
+        groups MASK perturbed, which problematic groups originally violated m-confidentiality
+        (per value, or the set as one value: ``settings["as_one_value"]``), and how many
+        compromised records truly hold a protected value."""
+        table = release.table
+        sens = release.sensitive
+        sizes = release.group_sizes
+        if len(sizes) != len(self.young):
+            raise AnonlabError(
+                f"score: the release has {len(sizes)} groups, the inference {len(self.young)}"
+            )
+        problematic = np.zeros(len(sizes), dtype=bool)
+        problematic[self.problematic_groups] = True
+        original = table.codes[sens]
+        changed = np.bincount(
+            release.group,
+            weights=(release.sensitive_codes != original),
+            minlength=release.n_groups,
+        )
+        perturbed = changed > 0
+        m = self.m
+        if self.sensitive_values is not None:
+            constrained = table.value_mask(sens, list(self.sensitive_values))
+            orig_hist = group_histogram(
+                release.group, original, release.n_groups, table.domain_size(sens)
+            )
+            in_set = np.where(constrained, orig_hist, 0)
+            if not m:
+                violating = perturbed
+            elif self.settings["as_one_value"]:
+                violating = in_set.sum(axis=1) > sizes // m
+            else:
+                violating = (in_set > (sizes // m)[:, None]).any(axis=1)
+            sens_rec = constrained[original]
+            sensitive_in = int(sens_rec[problematic[release.group]].sum())
+        else:
+            violating = perturbed
+            sensitive_in = 0
+        fp = problematic & ~perturbed
+        return replace(
+            self,
+            perturbed_groups=int(perturbed.sum()),
+            perturbed_young_groups=int((perturbed & self.young).sum()),
+            violating_groups=int((violating & problematic).sum()),
+            false_positive_groups=int(fp.sum()),
+            false_positive_records=int(sizes[fp].sum()),
+            sensitive_in_compromised=sensitive_in,
+        )
 
     @property
     def sensitive_share(self) -> float:
+        """Share of compromised records that truly hold a protected value (scoring; nan if
+        none is compromised)."""
+        if not self.scored:
+            raise AnonlabError(
+                "sensitive_share compares the inference with the ground truth: call "
+                "result.score(release) first (the inference alone never reads it)"
+            )
         c = self.compromised_records
         return self.sensitive_in_compromised / c if c else float("nan")
 
     def to_json(self) -> dict:
-        share = self.sensitive_share
-        return {
+        """The inference's counts; the scores only once scored."""
+        out = {
             "attack": "mask-phd25",
             **self.settings,
             "m": self.m,
             "problematic_groups": int(len(self.problematic_groups)),
             "compromised_records": self.compromised_records,
             "young_groups": self.young_groups,
+        }
+        if not self.scored:
+            return out
+        share = self.sensitive_share
+        return {
+            **out,
             "perturbed_groups": self.perturbed_groups,
             "perturbed_young_groups": self.perturbed_young_groups,
             "violating_groups": self.violating_groups,
@@ -133,27 +215,68 @@ def phd25_attack(
     value: str = "Doctorate",
     threshold: float = 0.10,
 ) -> PhD25Result:
-    """Run the PhD-25 attack (Jin et al. §8.2.1) on a MASK release.
+    """Run the PhD-25 attack (Jin et al. §8.2.1) on a MASK release and score it.
+
+    The inference is :func:`phd25_inference` on :meth:`release.adversary_copy()
+    <anonlab.release.Release.adversary_copy>` (it cannot read the truth); the scores are
+    :meth:`PhD25Result.score` on ``release``. Parameters as there.
+
+    Returns
+    -------
+    PhD25Result
+        Scored.
+    """
+    return phd25_inference(
+        release.adversary_copy(),
+        sensitive_values=sensitive_values,
+        m=m,
+        as_one_value=as_one_value,
+        age_attribute=age_attribute,
+        max_age=max_age,
+        value=value,
+        threshold=threshold,
+    ).score(release)
+
+
+@takes_release
+def phd25_inference(
+    view: Release,
+    *,
+    sensitive_values: Sequence[str] | None = None,
+    m: int | None = None,
+    as_one_value: bool | None = None,
+    age_attribute: str = "age",
+    max_age: float = 25,
+    value: str = "Doctorate",
+    threshold: float = 0.10,
+) -> PhD25Result:
+    """The PhD-25 attack (Jin et al. §8.2.1) from what is published only: the problematic
+    groups and the compromised records. Score the result with :meth:`PhD25Result.score`.
 
     Parameters
     ----------
-    release : Release
+    view : Release
+        A MASK release: the adversary's copy (:meth:`~anonlab.release.Release.adversary_copy`)
+        or the release itself; only its published sensitive values, groups, quasi-identifiers
+        and manifest are read.
     sensitive_values : sequence of str, optional
-        MASK's sensitive set (default: the manifest's), used to score the inference.
+        MASK's sensitive set (default: the manifest's): what a compromised record is inferred to
+        hold, and what the score counts.
     m : int, optional
         MASK's m (default: the manifest's).
     as_one_value : bool, optional
         Whether the set was protected as one value (default: the manifest's
         ``parameters["as_one_value"]``, else False): a group originally violated iff the set's
-        count exceeds ``⌊|G|/m⌋``; otherwise iff some value of the set does.
+        count exceeds ``⌊|G|/m⌋``; otherwise iff some value of the set does (scoring).
     age_attribute, max_age, value, threshold
         The rule "fewer than ``threshold`` of people aged <= ``max_age`` have ``value``".
 
     Returns
     -------
     PhD25Result
+        Unscored (the scores are None).
     """
-    params = release.manifest.get("parameters", {})
+    params = view.manifest.get("parameters", {})
     if sensitive_values is None:
         sensitive_values = params.get("sensitive_values")
     if m is None:
@@ -164,51 +287,24 @@ def phd25_attack(
         m = check_int("m", m, minimum=1)
     threshold = check_float("threshold", threshold, low=0.0, high=1.0)
     max_age = check_float("max_age", max_age)
-    table = release.table
-    sens = release.sensitive
+    table = view.table
+    sens = view.sensitive
     target = table.value_mask(sens, [value])  # raises naming the column if absent
-    young = _group_max_age(release, age_attribute) <= max_age
-    hist = release.sensitive_histogram
-    sizes = release.group_sizes
+    if sensitive_values is not None:
+        sensitive_values = tuple(str(v) for v in sensitive_values)
+        table.value_mask(sens, list(sensitive_values))  # raises naming an unknown value
+    young = _group_max_age(view, age_attribute) <= max_age
+    hist = view.sensitive_histogram
+    sizes = view.group_sizes
     share = hist[:, target].sum(axis=1) / np.maximum(sizes, 1)
     problematic = young & (share > threshold)
-
-    original = table.codes[sens]
-    changed = np.bincount(
-        release.group, weights=(release.sensitive_codes != original), minlength=release.n_groups
-    )
-    perturbed = changed > 0
-    if sensitive_values is not None:
-        constrained = table.value_mask(sens, sensitive_values)
-        from anonlab.grouping import group_histogram
-
-        orig_hist = group_histogram(
-            release.group, original, release.n_groups, table.domain_size(sens)
-        )
-        in_set = np.where(constrained, orig_hist, 0)
-        if not m:
-            violating = perturbed
-        elif as_one_value:
-            violating = in_set.sum(axis=1) > sizes // m
-        else:
-            violating = (in_set > (sizes // m)[:, None]).any(axis=1)
-        sens_rec = constrained[original]
-        sensitive_in = int(sens_rec[problematic[release.group]].sum())
-    else:
-        violating = perturbed
-        sensitive_in = 0
-    fp = problematic & ~perturbed
     return PhD25Result(
         problematic_groups=np.flatnonzero(problematic),
         compromised_records=int(sizes[problematic].sum()),
         young_groups=int(young.sum()),
-        perturbed_groups=int(perturbed.sum()),
-        perturbed_young_groups=int((perturbed & young).sum()),
-        violating_groups=int((violating & problematic).sum()),
-        false_positive_groups=int(fp.sum()),
-        false_positive_records=int(sizes[fp].sum()),
-        sensitive_in_compromised=sensitive_in,
+        young=young,
         m=m,
+        sensitive_values=sensitive_values,
         settings={
             "as_one_value": bool(as_one_value),
             "age_attribute": age_attribute,

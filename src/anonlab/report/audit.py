@@ -65,16 +65,10 @@ CHECK_STAGES = ("checks",)
 MEASURE_STAGES = ("risk", "utility")
 
 
-#: Attacks the audit still runs itself until they are registered: name -> order.
-_UNREGISTERED = {"algorithm": 50}
-
-
 def attack_stages() -> tuple[str, ...]:
     """The attacks the audit runs, in order: every registered attack
     (:func:`anonlab.attacks.contract.names`, by ``order``)."""
-    ranked = [(a.order, a.name) for a in contract.attacks()]
-    ranked += [(o, n) for n, o in _UNREGISTERED.items() if n not in contract.names()]
-    return tuple(n for _, n in sorted(ranked, key=lambda x: x[0]))
+    return contract.names()
 
 
 def stage_names() -> tuple[str, ...]:
@@ -308,65 +302,6 @@ def _is_own_model(result, params: dict) -> bool:
     return result.model == params.get("model")
 
 
-def _algorithm(release: Release, opts: dict) -> Finding:
-    from anonlab.attacks.algorithm_disclosure import run_algorithm_attacks
-
-    res = run_algorithm_attacks(release)
-    applied, skipped = res["applied"], res["skipped"]
-    at_risk = 0
-    parts = []
-    measures: dict[str, Any] = {}
-    for name, r in applied.items():
-        if name == "hilb-algorithm7":
-            n = int(r["union_compromised"])
-            parts.append(
-                f"Algorithm 7 compromises {n:,} records (union rule; {r['strict_compromised']:,} "
-                "pinned to one value)"
-            )
-        elif name == "mask-phd25":
-            n = int(r["compromised_records"])
-            parts.append(f"the PhD-25 attack compromises {n:,} records")
-        else:
-            n = len(r["rising_records"])
-            parts.append(
-                f"the ASAP checker finds {n:,} records whose posterior rises when the attacker "
-                f"knows the algorithm (largest rise {r['max_increase']:.3f})"
-            )
-        at_risk = max(at_risk, n)
-        measures[name] = {k: v for k, v in r.items() if not isinstance(v, list)}
-    if not applied:
-        raise AnonlabError(
-            "no algorithm-based attack applies: "
-            + "; ".join(f"{k}: {v}" for k, v in skipped.items())
-        )
-    # record-level entries of the attacks' summaries (the ASAP checker's worst extra fact and its
-    # verdict name records and values) and parameters that hold values of the data
-    value_paths = [("measures", name, key) for name, m in measures.items()
-                   for key in ("worst_extra_fact", "verdict") if key in m]  # fmt: skip
-    value_paths += [
-        ("measures", name, "parameters", p)
-        for name, m in measures.items()
-        if isinstance(m.get("parameters"), dict)
-        for p in DATA_PARAMETERS
-        if p in m["parameters"]
-    ]
-    return Finding(
-        key="algorithm",
-        title="Algorithm-based disclosure",
-        paper="Jin, Zhang, Das, ASAP: algorithm-safe publishing (Information Systems 2011)",
-        attacker=f"knows the publishing algorithm ({res['algorithm']}) and its parameters, "
-        "and every record's quasi-identifiers and group",
-        promise="knowing the algorithm changes no one's posterior",
-        verdict="at risk" if at_risk else "pass",
-        headline="; ".join(parts),
-        at_risk=at_risk,
-        considered=release.table.n_rows,
-        measures=measures,
-        value_paths=value_paths,
-        settings={"skipped": skipped},
-    )
-
-
 def _risk(release: Release, opts: dict) -> Finding:
     from anonlab.utility import measure
 
@@ -413,10 +348,9 @@ def _utility(release: Release, opts: dict) -> Finding:
     )
 
 
-#: The stages that are not attacks (and, until they are registered, attacks still run here).
+#: The stages that are not attacks.
 RUNNERS: dict[str, Callable[[Release, dict], Finding]] = {
     "checks": _checks,
-    "algorithm": _algorithm,
     "risk": _risk,
     "utility": _utility,
 }
@@ -426,7 +360,7 @@ def run_stage(name: str, release: Release, opts: dict) -> Finding:
     """One stage's finding: a registered attack through :func:`anonlab.attacks.contract.run`
     (knowledge from the publisher's copy, inference from the adversary's copy, scoring on the
     truth), any other stage from :data:`RUNNERS`."""
-    if name in RUNNERS and (name not in _UNREGISTERED or name not in contract.names()):
+    if name in RUNNERS:
         return RUNNERS[name](release, opts)
     return contract.run(name, release, opts)[1]
 
