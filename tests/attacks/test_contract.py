@@ -211,6 +211,8 @@ def test_a_registered_toy_attack_reaches_audit_compare_and_cli(releases, tmp_pat
         code, out, err = cli(["attack", "list", "--json"])
         assert code == 0 and "toy" in [a["name"] for a in json.loads(out)["attacks"]]
     assert "toy" not in contract.names()
+    code, out, err = cli(["attack", "toy", str(folder)])
+    assert code == 2 and "No such command 'toy'" in err  # its generic command went with it
 
 
 def test_registry_errors():

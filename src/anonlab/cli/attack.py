@@ -71,7 +71,14 @@ def _command_names(attack_app: typer.Typer) -> set[str]:
 
 
 def add_attack_commands(attack_app: typer.Typer) -> None:
-    """Give every registered attack without a command a generic ``attack NAME`` command."""
+    """Give every registered attack without a command a generic ``attack NAME`` command, and
+    drop the generic commands of attacks no longer registered (a test's toy)."""
+    registered = set(contract.names())
+    attack_app.registered_commands[:] = [
+        info
+        for info in attack_app.registered_commands
+        if getattr(info.callback, "generic_attack", None) in (None, *registered)
+    ]
     have = _command_names(attack_app)
     for attack in contract.attacks():
         if attack.name not in have and attack.command not in have and attack.name != "list":
@@ -134,6 +141,7 @@ def _generic(attack: contract.Attack):
         command(release_dir, seed, as_json, **kwargs)
 
     run.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    run.generic_attack = attack.name  # type: ignore[attr-defined]
     run.__name__ = f"attack_{attack.name.replace('-', '_')}"
     run.__doc__ = _help(attack)
     return run
