@@ -39,6 +39,7 @@ PARAMS = {
     "mask": dict(k=4, m=2, sensitive_values=["Prof-specialty", "Exec-managerial"]),
     "generalize": dict(levels={"age": 2, "sex": 0, "race": 1, "marital-status": 1}),
     "lattice": dict(model="k-anonymity", k=2),
+    "lightning": dict(model="k-anonymity", k=2, max_checks=50),
     "injector": dict(l=2, suppress=True),
     "mondrian+": dict(l=2),
     "mondrian++": dict(l=3),
@@ -142,7 +143,7 @@ def test_compare_parameters_come_from_the_records():
     from anonlab.report.compare import comparable_algorithms, release_parameters
 
     assert comparable_algorithms() == sorted(
-        ["anatomy", "mondrian", "hilb", "mask", "lattice", "injector", "mondrian+",
+        ["anatomy", "mondrian", "hilb", "mask", "lattice", "lightning", "injector", "mondrian+",
          "mondrian++", "hilb+", "hilb++", "mask+", "mask++"]
     )  # fmt: skip
     assert release_parameters("mask", 4) == {"k": 4, "m": 4}

@@ -23,6 +23,10 @@ failing node whose down-set covers many of the nodes asked about next.
 
 With a suppression limit and a class metric every node is evaluated (no bound ends the search).
 
+Lattices too large to list (10 and more quasi-identifiers) are searched heuristically, within a
+budget, by :func:`anonlab.anonymize.lightning.lightning`, which checks each node with this
+module's check (:class:`NodeCheck`).
+
 Checking a node costs no pass over the records: the records are grouped once into their distinct
 quasi-identifier vectors, and each node's classes (sizes, sparse sensitive histograms, and the
 verdict of the model on each) are rolled up from those of a finer node already checked, in
@@ -40,6 +44,7 @@ and optimal k-anonymity. PASSAT 2012.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -86,7 +91,18 @@ def node_metric(
         )
         return (nodes / heights).mean(axis=1)
     # ARX's Loss without suppression: x_d depends on the level of attribute d only.
-    per_attribute = []
+    terms = attribute_losses(table, leaf_counts)
+    return combine_losses([x[nodes[:, j]] for j, x in enumerate(terms)])
+
+
+def attribute_losses(
+    table: Table, leaf_counts: Sequence[np.ndarray] | None = None
+) -> list[np.ndarray]:
+    """ARX's Loss term ``x_d`` of each quasi-identifier at each level of its hierarchy, nothing
+    suppressed (notes/arx-loss-metric.md, step 3): one array per quasi-identifier, indexed by
+    level. A node's Loss is :func:`~anonlab.utility.arx_loss.combine_losses` of its levels'
+    terms; ``leaf_counts`` as :func:`node_metric` takes it."""
+    terms = []
     for j, q in enumerate(table.quasi_identifiers):
         h = table.schema[q].hierarchy
         per_leaf = (
@@ -97,8 +113,8 @@ def node_metric(
         a = np.array(  # records per leaf x the leaf's share, per level
             [per_leaf @ (h.node_size(lv) / len(h))[h.map(lv)] for lv in range(h.height + 1)]
         )
-        per_attribute.append(attribute_loss(a, table.n_rows, len(h))[nodes[:, j]])
-    return combine_losses(per_attribute)
+        terms.append(attribute_loss(a, table.n_rows, len(h)))
+    return terms
 
 
 @takes_table_or_frame
@@ -168,25 +184,11 @@ def lattice(
     scheme = check_choice("scheme", scheme, SCHEMES)
     suppression = check_float("suppression", suppression, low=0.0, high=1.0)
     seed = check_seed(seed)
-    if model not in models.available() and model not in models.ALIASES:
-        raise AnonlabError(f"unknown model {model!r}; available: {models.available()}")
-    model = models.get(model).name
-    params = {
-        key: value
-        for key, value in {"k": k, "l": l, "c": c, "t": t, "m": m, "distance": distance}.items()
-        if value is not None
-    }
-    if sensitive_values is not None:
-        params["sensitive_values"] = list(sensitive_values)
-    table = table.with_automatic_intervals()  # a number without a hierarchy gets intervals
+    model, params = model_parameters(
+        model, k=k, l=l, c=c, t=t, m=m, distance=distance, sensitive_values=sensitive_values
+    )
+    table = searchable_table(table)
     qi = table.quasi_identifiers
-    for q in qi:
-        if table.schema[q].hierarchy is None:
-            raise AnonlabError(
-                f"quasi-identifier {q!r} has no hierarchy; the lattice search needs one per "
-                "quasi-identifier (a builder: `anonlab hierarchy build` or a schema file; "
-                "--hierarchies DIR; or a bundled --hierarchy-set)"
-            )
     heights = np.array([table.schema[q].hierarchy.height for q in qi], dtype=np.int64)
     # Every node, in itertools.product order (the last attribute varies fastest).
     nodes = np.indices(tuple((heights + 1).tolist())).reshape(len(qi), -1).T.astype(np.int64)
@@ -203,6 +205,57 @@ def lattice(
             "acceptable": (suppressed <= limit).tolist(),
         }
     return release
+
+
+def model_parameters(
+    model: str,
+    *,
+    k: int | None = None,
+    l: float | None = None,
+    c: float | None = None,
+    t: float | None = None,
+    m: int | None = None,
+    distance: str | None = None,
+    sensitive_values: Sequence[str] | None = None,
+) -> tuple[str, dict]:
+    """The model's registered name and the parameters given (those not None), as the lattice
+    searches pass them to the model's check.
+
+    Raises
+    ------
+    AnonlabError
+        For a model that :mod:`anonlab.models` does not know.
+    """
+    if model not in models.available() and model not in models.ALIASES:
+        raise AnonlabError(f"unknown model {model!r}; available: {models.available()}")
+    params = {
+        key: value
+        for key, value in {"k": k, "l": l, "c": c, "t": t, "m": m, "distance": distance}.items()
+        if value is not None
+    }
+    if sensitive_values is not None:
+        params["sensitive_values"] = list(sensitive_values)
+    return models.get(model).name, params
+
+
+def searchable_table(table: Table) -> Table:
+    """``table`` with automatic intervals for numbers without a hierarchy, checked to have a
+    hierarchy on every quasi-identifier (what a search over the generalization lattice needs).
+
+    Raises
+    ------
+    AnonlabError
+        Naming a quasi-identifier that has no hierarchy.
+    """
+    table = table.with_automatic_intervals()  # a number without a hierarchy gets intervals
+    for q in table.quasi_identifiers:
+        if table.schema[q].hierarchy is None:
+            raise AnonlabError(
+                f"quasi-identifier {q!r} has no hierarchy; the lattice search needs one per "
+                "quasi-identifier (a builder: `anonlab hierarchy build` or a schema file; "
+                "--hierarchies DIR; or a bundled --hierarchy-set)"
+            )
+    return table
 
 
 def _search(table, model, params, metric, limit, nodes, heights, candidates, scheme, seed):
@@ -987,3 +1040,118 @@ def _mark(nodes, status, node, value, up):
                 break
         if inside:
             status[i] = value
+
+
+class NodeEvaluation(NamedTuple):
+    """One node as :class:`NodeCheck` finds it."""
+
+    #: Records in the classes that violate the model (withheld if the node is chosen).
+    suppressed: int
+    #: Whether ``suppressed`` is within the suppression limit.
+    acceptable: bool
+    #: The metric value :func:`lattice` gives the node when it is acceptable; ``inf`` otherwise.
+    cost: float
+    #: The metric with the violating classes suppressed, whether or not the limit allows it (ARX's
+    #: information loss of a node that is not anonymous); equal to ``cost`` when acceptable.
+    loss: float
+
+
+class NodeCheck:
+    """Nodes of the generalization lattice checked one at a time exactly as :func:`lattice`
+    checks them, for searches that cannot enumerate the lattice
+    (:func:`anonlab.anonymize.lightning.lightning`).
+
+    The same classes (rolled up from stored finer nodes, :class:`_Partitions`), the same check of
+    the privacy model, suppression limit and metric value as the exact search, so a node has the
+    same verdict and cost in both. Node-only metrics only (``arx-loss``, ``height``,
+    ``precision``): they have the lower bound :meth:`bound`.
+
+    Parameters
+    ----------
+    table : Table
+        As :func:`searchable_table` returns it.
+    model, params
+        As :func:`model_parameters` returns them.
+    metric : {"arx-loss", "height", "precision"}
+    limit : int
+        Records that may be suppressed (``floor(suppression * n)``, as :func:`lattice` takes it).
+    """
+
+    def __init__(
+        self, table: Table, model: str, params: dict, *, metric: str = "arx-loss", limit: int = 0
+    ) -> None:
+        if metric not in NODE_METRICS:
+            raise AnonlabError(
+                f"metric {metric!r} has no lower bound per node; a search node by node needs "
+                f"one of {list(NODE_METRICS)}"
+            )
+        self.table, self.model, self.params = table, model, params
+        self.metric, self.limit = metric, int(limit)
+        self.quasi_identifiers = list(table.quasi_identifiers)
+        self.heights = np.array(
+            [table.schema[q].hierarchy.height for q in self.quasi_identifiers], dtype=np.int64
+        )
+        self._partitions = _Partitions(table, model, params)
+        self._leaf_counts = self._partitions.leaf_counts()
+        self._terms = attribute_losses(table, self._leaf_counts) if metric == "arx-loss" else None
+        self.checked = 0
+
+    def bound(self, nodes: np.ndarray) -> np.ndarray:
+        """The metric of each node (rows of ``nodes``) with nothing suppressed
+        (:func:`node_metric`): the node's cost when it suppresses nothing, and a lower bound on
+        the cost of the node and of every more general node, since each attribute's term only
+        grows with its level and ARX's Loss charges a suppressed record 1 per attribute, at least
+        its share at any level."""
+        nodes = np.atleast_2d(nodes)
+        if self._terms is None:
+            return node_metric(self.table, nodes, self.metric, self._leaf_counts)
+        return combine_losses([x[nodes[:, j]] for j, x in enumerate(self._terms)])
+
+    def terms(self) -> tuple[str, list[np.ndarray]]:
+        """How :meth:`bound` is made of per-attribute terms, for compiled callers: the
+        aggregate and one array per quasi-identifier, indexed by level — ``"geometric-mean"``
+        of ARX's ``x_d`` (:func:`attribute_losses`), ``"sum"`` of the levels (height), or
+        ``"mean"`` of level / height (precision)."""
+        if self._terms is not None:
+            return "geometric-mean", self._terms
+        levels = [np.arange(h + 1, dtype=float) for h in self.heights.tolist()]
+        if self.metric == "height":
+            return "sum", levels
+        return "mean", [x / max(h, 1) for x, h in zip(levels, self.heights.tolist(), strict=True)]
+
+    def evaluate(self, node: np.ndarray) -> NodeEvaluation:
+        """Check ``node`` (one level per quasi-identifier): the exact search's verdict and
+        cost. Each call counts in ``checked``."""
+        node = np.asarray(node, dtype=np.int64)
+        self.checked += 1
+        suppressed, failing, part = self._partitions.suppressed(node)
+        if self.metric == "arx-loss" and (self.limit > 0 or suppressed > 0):
+            loss = _arx_loss_with_suppression(
+                self.table, self._partitions, part, failing, suppressed
+            )
+        else:  # what the exact search takes: the node-only value
+            loss = float(self.bound(node)[0])
+        acceptable = suppressed <= self.limit
+        return NodeEvaluation(int(suppressed), acceptable, loss if acceptable else np.inf, loss)
+
+    def release(self, node: np.ndarray, scheme: str, manifest: dict) -> Release:
+        """The release at ``node``, as :func:`lattice` makes it: the records of the violating
+        classes withheld when a suppression limit is set (``manifest["suppressed_records"]`` is
+        set to their number)."""
+        node = np.asarray(node, dtype=np.int64)
+        levels = dict(zip(self.quasi_identifiers, node.tolist(), strict=True))
+        candidates = self._partitions
+        cls, part = candidates.class_of_base(node)
+        group = cls[candidates.base_of_row]
+        if self.limit == 0:
+            manifest["suppressed_records"] = 0
+            return Release(self.table, group, scheme, manifest, levels=levels)
+        keep = ~candidates.violating(part)[group]
+        suppressed = int((~keep).sum())
+        manifest["suppressed_records"] = suppressed
+        kept_table = self.table.take(np.flatnonzero(keep))
+        kept_table.dropped = dict(self.table.dropped, suppressed_records=suppressed)
+        return Release(
+            kept_table, group[keep], scheme, manifest, levels=levels,
+            reference_counts=candidates.reference,
+        )  # fmt: skip

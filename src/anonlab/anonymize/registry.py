@@ -30,6 +30,7 @@ from anonlab.anonymize.hilb import hilb
 from anonlab.anonymize.hilb_plus import hilb_plus, hilb_plus_plus
 from anonlab.anonymize.injector import injector
 from anonlab.anonymize.lattice import lattice
+from anonlab.anonymize.lightning import lightning
 from anonlab.anonymize.mask import mask
 from anonlab.anonymize.mask_plus import mask_plus, mask_plus_plus
 from anonlab.anonymize.mondrian import mondrian
@@ -232,6 +233,16 @@ def _entries() -> tuple[Anonymizer, ...]:
             "K. LeFevre, D. J. DeWitt, R. Ramakrishnan. Incognito: efficient full-domain "
             "k-anonymity. SIGMOD 2005; F. Kohlmayer et al. Flash. PASSAT 2012",
             "the least-loss full-domain node that satisfies a privacy model",
+            "generalization",
+            full_domain=True,
+            compare_parameters={"model": "l-diversity"},
+        ),
+        Anonymizer(
+            "lightning",
+            lightning,
+            "F. Prasser, R. Bild, J. Eicher, H. Spengler, K. A. Kuhn. Lightning: utility-driven "
+            "anonymization of high-dimensional data. TDP 9(2), 2016",
+            "the best full-domain node a budgeted search finds, with a lower bound on the optimum",
             "generalization",
             full_domain=True,
             compare_parameters={"model": "l-diversity"},

@@ -94,6 +94,16 @@ def anonymize(
         "--suppression",
         help=f"{registry.by('suppression')}: largest share of records to suppress (e.g. 0.02).",
     ),
+    max_checks: int | None = typer.Option(
+        None,
+        "--max-checks",
+        help=f"{registry.by('max_checks')}: most lattice nodes checked (default 10000).",
+    ),
+    max_seconds: float | None = typer.Option(
+        None,
+        "--max-seconds",
+        help=f"{registry.by('max_seconds')}: stop the search after this many seconds.",
+    ),
     scheme: str | None = typer.Option(
         None,
         "--scheme",
@@ -217,6 +227,8 @@ def anonymize(
         distance=distance,
         metric=metric,
         suppression=suppression,
+        max_checks=max_checks,
+        max_seconds=max_seconds,
         scheme=scheme,
         sensitive_values=schema_sensitive_values(sensitive_values, schema),
         as_one_value=True if as_one_value else None,
@@ -269,6 +281,9 @@ def anonymize(
     dropped_rows = release.table.dropped.get("rows_with_missing")
     if dropped_rows:
         say(f"dropped {dropped_rows:,} rows with missing values (recorded in the manifest)")
+    search = release.manifest.get("lattice") or {}
+    if search.get("note"):  # a heuristic search says it is not proven optimal, with its gap
+        say(search["note"])
     suppressed = release.manifest.get("suppressed_records")
     if suppressed:
         say(f"suppressed {suppressed:,} records (withheld; recorded in the manifest)")
