@@ -94,8 +94,40 @@ def _strongest(audit: Audit) -> str:
     return "<ul>" + "".join(items) + "</ul>"
 
 
+def _cell(value: Any) -> str:
+    """One value as HTML: a nested dict as its own key–value table, a short list of scalars
+    joined, a long one summarized (never raw JSON)."""
+    if isinstance(value, dict):
+        return kv_table(value) if value else "—"
+    if isinstance(value, list | tuple):
+        if all(not isinstance(v, dict | list | tuple) for v in value):
+            if len(value) <= 12:
+                return escape(", ".join(_fmt(v) for v in value)) or "—"
+            numbers = [v for v in value if isinstance(v, int | float) and v == v]
+            if len(numbers) == len(value):
+                return escape(
+                    f"{len(value):,} values from {_fmt(min(numbers))} to {_fmt(max(numbers))}"
+                )
+            return escape(", ".join(_fmt(v) for v in value[:12]) + f", … ({len(value):,} in all)")
+        return escape(f"{len(value):,} items")
+    return escape(_fmt(value))
+
+
+def parameters_text(parameters: dict[str, Any] | None) -> str:
+    """``"k = 5, l = 3, sensitive_values = a, b"``: a release's parameters in words."""
+    items = []
+    for key, value in (parameters or {}).items():
+        if value is None:
+            continue
+        if isinstance(value, list | tuple):
+            value = ", ".join(map(str, value))
+        items.append(f"{key} = {_fmt(value)}")
+    return "; ".join(items) or "no parameters"
+
+
 def kv_table(data: dict[str, Any]) -> str:
-    """Key–value rows; a dict of flat dicts with the same keys becomes a table with columns."""
+    """Key–value rows; a dict of flat dicts with the same keys becomes a table with columns;
+    nested values are tables of their own, lists are joined or summarized (:func:`_cell`)."""
     inner = list(data.values())
     if inner and all(isinstance(v, dict) for v in inner):
         cols = list(inner[0])
@@ -103,14 +135,13 @@ def kv_table(data: dict[str, Any]) -> str:
             head = "<th></th>" + "".join(f"<th>{escape(c)}</th>" for c in cols)
             body = "".join(
                 f"<tr><th>{escape(k)}</th>"
-                + "".join(f"<td class='num'>{escape(_fmt(v.get(c)))}</td>" for c in cols)
+                + "".join(f"<td class='num'>{_cell(v.get(c))}</td>" for c in cols)
                 + "</tr>"
                 for k, v in data.items()
             )
             return f"<table><tr>{head}</tr>{body}</table>"
     rows = "".join(
-        f"<tr><th>{escape(k)}</th><td class='num'>{escape(_fmt(v))}</td></tr>"
-        for k, v in data.items()
+        f"<tr><th>{escape(k)}</th><td class='num'>{_cell(v)}</td></tr>" for k, v in data.items()
     )
     return f"<table>{rows}</table>"
 
@@ -211,7 +242,7 @@ def render_html(audit: Audit, title: str | None = None, *, redact: bool = False)
     summary = (
         f"{r['records']:,} records in {r['groups']:,} groups ({r['scheme']}); "
         f"quasi-identifiers {', '.join(r['quasi_identifiers'])}; sensitive {r['sensitive']}; "
-        f"made by {r.get('algorithm')} with {json.dumps(r.get('parameters'), default=str)}."
+        f"made by {r.get('algorithm')} with {parameters_text(r.get('parameters'))}."
     )
     settings = kv_table(audit.settings)
     body = f"""{_columns(r.get("columns"))}

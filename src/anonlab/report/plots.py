@@ -42,9 +42,12 @@ def posterior_plot(ours: np.ndarray, baseline: np.ndarray, bound: float, label: 
     return _svg(plt, fig)
 
 
-def bar_plot(data: dict[str, float], label: str) -> str:
-    """Horizontal bars (at most the 12 largest)."""
-    items = sorted(data.items(), key=lambda kv: -kv[1])[:12]
+def bar_plot(data: dict[str, float], label: str) -> str | None:
+    """Horizontal bars (at most the 12 largest); None when no bar has a positive length (an
+    empty chart would say nothing the headline does not)."""
+    items = [kv for kv in sorted(data.items(), key=lambda kv: -kv[1])[:12] if kv[1] > 0]
+    if not items:
+        return None
     plt, fig, ax = figure(height=max(2.0, 0.35 * len(items) + 1))
     if items:
         names, values = zip(*items, strict=True)
@@ -56,11 +59,20 @@ def bar_plot(data: dict[str, float], label: str) -> str:
 
 
 def curve_plot(curves: dict[str, Any], label: str) -> str:
-    """Maximum disclosure against k, one line per language of background knowledge."""
+    """Maximum disclosure against k, one line per language of background knowledge; curves
+    that coincide are drawn once, labelled with every name ("implications = negations")."""
     plt, fig, ax = figure()
+    drawn: list[tuple[list[str], np.ndarray]] = []
     for name, values in curves.items():
         values = np.asarray(values, dtype=np.float64)
-        ax.plot(np.arange(len(values)), values, marker="o", label=name)
+        for names, other in drawn:
+            if other.shape == values.shape and np.allclose(other, values, rtol=0, atol=1e-12):
+                names.append(name)
+                break
+        else:
+            drawn.append(([name], values))
+    for names, values in drawn:
+        ax.plot(np.arange(len(values)), values, marker="o", label=" = ".join(names))
     ax.set_xlabel("k (pieces of background knowledge)")
     ax.set_ylabel("maximum disclosure")
     ax.set_ylim(0, 1.05)
