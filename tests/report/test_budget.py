@@ -64,4 +64,5 @@ def test_the_audit_records_its_budget(make_table):
         "stages": ["checks"],
         **dataclasses.replace(budget, sweeps=6).to_dict(),
         "seed": 3,
+        "thresholds": {"max_risk": 0.2, "max_share_at_risk": 0.05, "bounds_decide": False},
     }

@@ -43,6 +43,7 @@ from anonlab.cli.common import (
     truth_from_data,
 )
 from anonlab.errors import AnonlabError
+from anonlab.report.decision import Thresholds
 
 
 def register(app: typer.Typer, attack_app: typer.Typer) -> None:
@@ -132,6 +133,22 @@ def audit_command(
     queries: int = QUERIES,
     min_exp: float = MIN_EXP,
     foreground_attributes: int = FOREGROUND_ATTRIBUTES,
+    max_risk: float = typer.Option(
+        Thresholds.max_risk,
+        "--max-risk",
+        help="Release threshold: highest re-identification risk 1/|group| (0.2 = groups of at "
+        "least 5; 0.09 or 0.05 for a public release).",
+    ),
+    max_share_at_risk: float = typer.Option(
+        Thresholds.max_share_at_risk,
+        "--max-share-at-risk",
+        help="Release threshold: largest share of records at risk under any one attack.",
+    ),
+    bounds_decide: bool = typer.Option(
+        False,
+        "--bounds-decide",
+        help="Let the worst-case bound also block the release (default: shown, not deciding).",
+    ),
     seed: int = typer.Option(
         0,
         "--seed",
@@ -177,7 +194,8 @@ def audit_command(
     summary = summary or release_dir / "audit.json"
     check_audit_sizes(release, **budget.sizes())
     show = not as_json and err.is_terminal
-    kwargs = dict(stages=chosen, budget=budget, seed=seed)
+    thresholds = Thresholds(max_risk, max_share_at_risk, bounds_decide)
+    kwargs = dict(stages=chosen, budget=budget, seed=seed, thresholds=thresholds)
     if show:
         with AuditProgress(list(chosen or known), err) as bar:
             result = audit(release, on_progress=bar.update, **kwargs)
@@ -203,6 +221,9 @@ def audit_command(
     for f in result.findings:
         if f.strongest:
             out.print(Text.assemble((f.title, "bold"), ": ", f.strongest), highlight=False)
+    if result.decision is not None:
+        color = "bold green" if result.decision.release else "bold red"
+        out.print(Text(result.decision.summary, style=color), highlight=False)
     style = "bold green" if result.is_redacted else "bold red"
     out.print(Text(result.classification, style=style), highlight=False)
     out.print(Text(f"report: {report}\nsummary: {summary}"), highlight=False)

@@ -40,7 +40,7 @@ import copy
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -57,6 +57,7 @@ from anonlab.finding import (
 )
 from anonlab.release import Release
 from anonlab.report.budget import AuditBudget
+from anonlab.report.decision import Decision, Thresholds, decide
 from anonlab.schema import Kind
 
 #: Stages that are not attacks: before the attacks, the privacy-model checks; after them,
@@ -109,6 +110,8 @@ class Audit:
     findings: list[Finding]
     settings: dict[str, Any]
     is_redacted: bool = False
+    #: Release or not against the publisher's thresholds (:mod:`anonlab.report.decision`).
+    decision: Decision | None = None
 
     @property
     def classification(self) -> str:
@@ -143,12 +146,14 @@ class Audit:
             findings=[f.redacted() for f in self.findings],
             settings=copy.deepcopy(self.settings),
             is_redacted=True,
+            decision=copy.deepcopy(self.decision),  # aggregates only
         )
 
     def to_json(self) -> dict[str, Any]:
         return {
             "classification": self.classification,
             "redacted": self.is_redacted,
+            "decision": None if self.decision is None else plain_json(self.decision.to_json()),
             "release": plain_json(self.release),
             "settings": plain_json(self.settings),
             "findings": [f.to_json() for f in self.findings],
@@ -305,7 +310,7 @@ def _is_own_model(result, params: dict) -> bool:
 def _risk(release: Release, opts: dict) -> Finding:
     from anonlab.utility import measure
 
-    risk = measure(release, "prosecutor-risk")
+    risk = measure(release, "prosecutor-risk", threshold=opts.get("max_risk", 0.2))
     r = risk.to_json()
     return Finding(
         key="risk",
@@ -313,7 +318,7 @@ def _risk(release: Release, opts: dict) -> Finding:
         paper="the prosecutor model: risk 1/|group| for an attacker who knows the target is in "
         "the data",
         attacker="knows a target's quasi-identifiers and that the target is in the data",
-        promise="risk <= 0.2 per record (groups of at least 5)",
+        promise=f"risk <= {risk.threshold} per record (the publisher's threshold)",
         verdict="at risk" if risk.n_records_at_risk else "pass",
         headline=f"highest risk {risk.highest:.3f}, average {risk.average:.4f}; "
         f"{risk.n_records_at_risk:,} records above {risk.threshold}",
@@ -393,6 +398,7 @@ def audit(
     seed: int = 0,
     progress: Callable[[str], None] | None = None,
     on_progress: Callable[[StageProgress], None] | None = None,
+    thresholds: Thresholds | None = None,
     **budget_fields: Any,
 ) -> Audit:
     """Run every stage of :data:`STAGES` (or ``stages``) on ``release``.
@@ -418,6 +424,10 @@ def audit(
     on_progress : callable, optional
         Called with a :class:`StageProgress` when each stage starts, advances and ends (for a
         progress bar). Neither callback changes the result.
+    thresholds : Thresholds, optional
+        The publisher's thresholds for the decision to release
+        (:class:`~anonlab.report.decision.Thresholds`; default: its stated defaults). The risk
+        stage counts records above ``max_risk``.
     """
     require_release(release, where="audit")
     known = stage_names()
@@ -425,7 +435,12 @@ def audit(
     unknown = [s for s in stages if s not in known]
     if unknown:
         raise AnonlabError(f"unknown audit stage(s) {unknown}; choose from {list(known)}")
-    opts = {**AuditBudget.of(budget, **budget_fields).to_dict(), "seed": check_seed(seed)}
+    thresholds = thresholds or Thresholds()
+    opts = {
+        **AuditBudget.of(budget, **budget_fields).to_dict(),
+        "seed": check_seed(seed),
+        "max_risk": thresholds.max_risk,
+    }
     if release.table.n_rows == 0:
         raise AnonlabError("the release has no records to audit")
     findings = []
@@ -467,5 +482,14 @@ def audit(
         "quasi_identifiers": list(release.quasi_identifiers),
         "sensitive": release.sensitive,
         "columns": release_columns(release),
+        "suppressed_records": int(release.manifest.get("suppressed_records") or 0),
     }
-    return Audit(release=info, findings=findings, settings={"stages": stages, **opts})
+    bounds = tuple(a.name for a in contract.attacks() if a.bound)
+    settings = {"stages": stages, **opts, "thresholds": asdict(thresholds)}
+    settings.pop("max_risk")
+    return Audit(
+        release=info,
+        findings=findings,
+        settings=settings,
+        decision=decide(findings, info, thresholds, bounds=bounds, attacks=attack_stages()),
+    )

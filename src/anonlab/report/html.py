@@ -224,6 +224,31 @@ def _columns(columns: dict[str, Any] | None) -> str:
     return '<h2 id="columns">Columns</h2>\n<ul class="columns">' + "".join(items) + "</ul>"
 
 
+def _decision(decision: Any) -> str:
+    """The report's opening: release or not against the publisher's thresholds, why, what to
+    do next (:mod:`anonlab.report.decision`), and each criterion with its value."""
+    if decision is None:
+        return ""
+    verdict = "Release" if decision.release else "Do not release"
+    kind = "pass" if decision.release else "fail"
+    rows = "".join(
+        f"<tr><td>{escape(c['criterion'])}</td><td class='num'>{escape(_fmt(c['threshold']))}</td>"
+        f"<td class='num'>{escape(_fmt(c['value']))}</td>"
+        f"<td>{badge('pass' if c['holds'] else 'at risk')}"
+        f"{'' if c.get('decides', True) else ' (a bound: shown, not deciding)'}</td></tr>"
+        for c in decision.criteria
+    )
+    steps = "".join(f"<li>{escape(step)}</li>" for step in decision.next_steps)
+    return (
+        f'<h2 id="decision">Decision: <span class="badge {kind}">{escape(verdict)}</span></h2>\n'
+        f"<p>{escape(decision.summary)}</p>\n"
+        + (f"<h3>What to do next</h3><ul>{steps}</ul>\n" if steps else "")
+        + "<table><tr><th>criterion</th><th>threshold</th><th>this release</th><th></th></tr>"
+        + rows
+        + "</table>"
+    )
+
+
 def _banner(classification: str) -> str:
     kind = "redacted" if classification.startswith("redacted") else "internal"
     return f'<div class="banner {kind}" role="note">{escape(classification)}</div>'
@@ -245,7 +270,8 @@ def render_html(audit: Audit, title: str | None = None, *, redact: bool = False)
         f"made by {r.get('algorithm')} with {parameters_text(r.get('parameters'))}."
     )
     settings = kv_table(audit.settings)
-    body = f"""{_columns(r.get("columns"))}
+    body = f"""{_decision(audit.decision)}
+{_columns(r.get("columns"))}
 <h2>Verdicts</h2>
 {_verdicts(audit)}
 <h2>Strongest inferences</h2>

@@ -1,0 +1,120 @@
+"""Release or don't release (issue 19, item 2): each criterion against hand-made findings, the
+thresholds, what is not judged, and the decision through the audit, its HTML and the CLI."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from anonlab.errors import AnonlabError
+from anonlab.finding import Finding
+from anonlab.release import Release
+from anonlab.release_io import save_release
+from anonlab.report import audit, render_html
+from anonlab.report.decision import Thresholds, decide
+
+RELEASE = {"algorithm": "anatomy", "parameters": {"l": 4}, "records": 1000}
+
+
+def _finding(key, verdict="pass", at_risk=0, considered=1000, **kw) -> Finding:
+    return Finding(key=key, title=kw.pop("title", key), paper="", attacker="", promise="",
+                   verdict=verdict, headline=kw.pop("headline", f"{key} found"),
+                   at_risk=at_risk, considered=considered, **kw)  # fmt: skip
+
+
+def _safe() -> list[Finding]:
+    return [
+        _finding("checks", headline="meets its own model (l-diversity)"),
+        _finding("definetti", at_risk=10, considered=200),  # 5.0 %: at the threshold
+        _finding("worst-case", "at risk", at_risk=1000),  # a bound
+        _finding("risk", measures={"highest": 0.2}),
+        _finding("utility", "info", at_risk=None, considered=None),
+    ]
+
+
+def test_a_release_within_every_threshold():
+    d = decide(_safe(), RELEASE)
+    assert d.release and d.summary.startswith("Release: every criterion holds")
+    assert not d.next_steps
+    # the bound is shown, not deciding
+    bound = [c for c in d.criteria if "Worst" in c["criterion"] or "worst" in c["criterion"]]
+    assert bound and not bound[0]["holds"] and bound[0]["decides"] is False
+    assert "Shown as bounds, not deciding: share of records at risk: worst-case" in d.summary
+
+
+@pytest.mark.parametrize(
+    ("change", "reason", "step"),
+    [
+        (lambda f: f[0].__setattr__("verdict", "fail"), "its own model", "anonymize again"),
+        (lambda f: f[3].measures.__setitem__("highest", 0.25), "0.250 > 0.2", "k = 5"),
+        (lambda f: f[1].__setattr__("at_risk", 11), "5.5% > 5.0%",
+         "raise ℓ above 4"),
+    ],
+)  # fmt: skip
+def test_each_criterion_can_block(change, reason, step):
+    findings = _safe()
+    change(findings)
+    d = decide(findings, RELEASE)
+    assert not d.release and d.summary.startswith("Do not release")
+    assert reason in d.summary
+    assert any(step in s for s in d.next_steps)
+
+
+def test_thresholds_are_the_publishers():
+    findings = _safe()
+    findings[3].measures["highest"] = 0.25
+    assert not decide(findings, RELEASE).release
+    assert decide(findings, RELEASE, Thresholds(max_risk=0.25)).release
+    assert not decide(_safe(), RELEASE, Thresholds(max_share_at_risk=0.01)).release
+    assert not decide(_safe(), RELEASE, Thresholds(bounds_decide=True)).release
+    for bad in (dict(max_risk=0), dict(max_risk=1.5), dict(max_share_at_risk=-0.1)):
+        with pytest.raises(AnonlabError, match=next(iter(bad))):
+            Thresholds(**bad)
+
+
+def test_what_did_not_run_is_named_not_judged():
+    findings = _safe() + [_finding("algorithm", "skipped", at_risk=None, considered=None,
+                                   headline="not applicable: needs a Hilb release")]  # fmt: skip
+    d = decide(findings, RELEASE, attacks=("definetti", "foreground", "algorithm"))
+    assert d.release
+    assert any("needs a Hilb release" in n for n in d.not_judged)
+    assert "foreground (not run in this audit)" in d.not_judged
+
+
+def test_the_algorithm_attack_points_to_the_safe_versions():
+    findings = _safe() + [_finding("algorithm", "at risk", at_risk=300, title="Algorithm")]
+    d = decide(findings, {**RELEASE, "algorithm": "hilb"})
+    assert not d.release and any("hilb++" in s for s in d.next_steps)
+
+
+def test_suppressed_records_are_stated():
+    d = decide(_safe(), {**RELEASE, "suppressed_records": 42})
+    assert "42 records were suppressed" in d.summary
+
+
+def test_the_audit_opens_with_the_decision(make_table, tmp_path, cli):
+    # groups of two: prosecutor risk 0.5 blocks the release at the default 0.2, not at 0.5
+    q = np.repeat([f"q{i}" for i in range(10)], 2)
+    s = np.tile(["a", "b"], 10)
+    table = make_table({"q": q, "s": s}, qi=["q"], sensitive="s")
+    release = Release(table, np.repeat(np.arange(10), 2), "bucketization",
+                      {"algorithm": "anatomy", "parameters": {"l": 2}})  # fmt: skip
+    stages = ["checks", "risk", "utility"]
+    a = audit(release, stages=stages, queries=20)
+    assert a.decision is not None and not a.decision.release
+    assert "0.500 > 0.2" in a.decision.summary
+    page = render_html(a)
+    assert page.index('id="decision"') < page.index("<h2>Verdicts</h2>")
+    assert a.to_json()["decision"]["release"] is False
+    assert a.redacted().decision.summary == a.decision.summary  # aggregates only
+    lenient = audit(release, stages=stages, queries=20, thresholds=Thresholds(max_risk=0.5))
+    assert lenient.decision.release
+    folder = save_release(release, tmp_path / "rel")
+    code, out, err = cli(["audit", str(folder), "--stages", ",".join(stages), "--queries", "20",
+                          "--max-risk", "0.5", "--json"])  # fmt: skip
+    assert code == 0, err
+    assert json.loads(out)["decision"]["release"] is True
+    code, out, err = cli(["audit", str(folder), "--stages", "risk", "--max-risk", "0", "--force"])
+    assert code == 2 and "max_risk" in err
