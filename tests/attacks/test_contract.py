@@ -229,3 +229,19 @@ def test_run_says_why_an_attack_does_not_apply(releases):
                    applies=lambda r: "needs a release made by Hilb")  # fmt: skip
     with pytest.raises(AnonlabError, match="picky: needs a release made by Hilb"):
         contract.run(picky, releases["anatomy"], {})
+
+
+def test_attack_foreground_reports_the_audits_count_beside_the_papers(tmp_path, cli):
+    """Issue 19: the CLI attack and the audit report the same count for the same settings
+    (Adult: signatures large enough for Theorem 1's support, so records are at risk)."""
+    release = anonymize(Table.from_dataset("adult-train"), "anatomy", l=4, seed=2)
+    folder = save_release(release, tmp_path / "rel")
+    code, out, err = cli(["attack", "foreground", str(folder), "--json"])
+    assert code == 0, err
+    payload = json.loads(out)
+    finding = audit(release, stages=["foreground"], foreground_attributes=None).finding(
+        "foreground"
+    )
+    assert payload["audit_at_risk"] == finding.at_risk > 0
+    assert payload["audit_promise"] == finding.promise
+    assert payload["problematic_records"] != finding.at_risk  # the paper's count, p* > 1/2

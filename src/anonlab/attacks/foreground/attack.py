@@ -44,6 +44,15 @@ def _infer(view: Release, knowledge: Knowledge, options: Mapping[str, Any]) -> I
     res = foreground_attack(
         view, knowledge["sensitive_values"], max_attributes=knowledge["max_attributes"]
     )
+    return inference_of(res, view, knowledge["max_attributes"])
+
+
+def inference_of(
+    res: ForegroundResult, view: Release, max_attributes: int | None = None
+) -> Inference:
+    """The registry's :class:`Inference` of a foreground result on ``view``: per record the
+    target set with the highest ``p*``, ``p*`` and its random-world baseline. ``anonlab attack
+    foreground`` calls it on its own run to report the audit's count beside the paper's."""
     values = tuple(str(v) for v in view.table.values[view.sensitive])
     masks = np.array([[v in set(map(str, t)) for v in values] for t in res.targets], dtype=bool)
     n = view.table.n_rows
@@ -62,7 +71,7 @@ def _infer(view: Release, knowledge: Knowledge, options: Mapping[str, Any]) -> I
         settings={
             "targets": [list(t) for t in res.targets],
             "min_support": res.min_support,
-            "max_attributes": knowledge["max_attributes"],
+            "max_attributes": max_attributes,
         },
         detail=res,
     )
