@@ -118,3 +118,39 @@ def test_the_audit_opens_with_the_decision(make_table, tmp_path, cli):
     assert json.loads(out)["decision"]["release"] is True
     code, out, err = cli(["audit", str(folder), "--stages", "risk", "--max-risk", "0", "--force"])
     assert code == 2 and "max_risk" in err
+
+
+def test_one_level_up_matches_the_generalized_release():
+    """The next step's counts equal those of the release made one level up (the anonymizer's
+    own grouping), per quasi-identifier."""
+    from anonlab.anonymize import generalize
+    from anonlab.report.audit import one_level_up
+    from anonlab.table import Table
+
+    table = Table.from_dataset("adult-train").take(np.arange(3000))
+    levels = {q: 0 for q in table.quasi_identifiers} | {"age": 1, "education": 1}
+    release = generalize(table, levels=levels)
+    options = one_level_up(release, 5)
+    assert set(options) == {q for q in table.quasi_identifiers
+                            if levels[q] < table.schema[q].hierarchy.height}  # fmt: skip
+    for q, option in options.items():
+        up = generalize(table, levels={**levels, q: levels[q] + 1})
+        small = up.group_sizes < 5
+        assert option == {
+            "level": levels[q] + 1,
+            "records_below_k": int(up.group_sizes[small].sum()),
+        }
+    assert one_level_up(Release(table, np.zeros(3000, int), "generalization"), 5) == {}
+
+
+def test_the_next_step_names_the_cheapest_attribute_to_generalize():
+    findings = _safe()
+    findings[3].measures.update(
+        highest=0.5,
+        one_level_up={
+            "age": {"level": 2, "records_below_k": 40},
+            "sex": {"level": 1, "records_below_k": 7},
+        },  # fmt: skip
+    )
+    d = decide(findings, RELEASE)
+    assert any("generalize sex one level (to level 1): 7 records" in s for s in d.next_steps)

@@ -307,11 +307,41 @@ def _is_own_model(result, params: dict) -> bool:
     return result.model == params.get("model")
 
 
+def one_level_up(release: Release, k: int) -> dict[str, dict[str, int]]:
+    """For a full-domain release, per quasi-identifier below its hierarchy's top: the records
+    that would stay in classes smaller than ``k`` if that attribute alone were generalized one
+    level further (the "what to do next" of the decision: which attribute to generalize, and
+    how many records it would leave to suppress). Other releases give ``{}`` (their groups are
+    not lattice nodes)."""
+    if release.levels is None:
+        return {}
+    table = release.table
+    qi = list(release.quasi_identifiers)
+    leaf = {q: table.leaf_codes(q)[table.codes[q]] for q in qi}  # per record
+    nodes = {q: table.schema[q].hierarchy.map(release.levels[q])[leaf[q]] for q in qi}
+    out: dict[str, dict[str, int]] = {}
+    for q in qi:
+        hierarchy = table.schema[q].hierarchy
+        level = release.levels[q] + 1
+        if level > hierarchy.height:
+            continue
+        columns = [nodes[a] if a != q else hierarchy.map(level)[leaf[q]] for a in qi]
+        _, inverse, counts = np.unique(
+            np.stack(columns, axis=1), axis=0, return_inverse=True, return_counts=True
+        )
+        size = counts[inverse.ravel()]
+        out[q] = {"level": level, "records_below_k": int((size < k).sum())}
+    return out
+
+
 def _risk(release: Release, opts: dict) -> Finding:
     from anonlab.utility import measure
 
-    risk = measure(release, "prosecutor-risk", threshold=opts.get("max_risk", 0.2))
+    max_risk = opts.get("max_risk", 0.2)
+    risk = measure(release, "prosecutor-risk", threshold=max_risk)
     r = risk.to_json()
+    if risk.n_records_at_risk:
+        r["one_level_up"] = one_level_up(release, int(np.ceil(1 / max_risk - 1e-9)))
     return Finding(
         key="risk",
         title="Re-identification risk (prosecutor)",

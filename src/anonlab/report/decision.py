@@ -139,11 +139,20 @@ def decide(
         )
         if not ok:
             k = math.ceil(1 / thresholds.max_risk - 1e-9)
-            steps.append(
+            step = (
                 f"Some published groups have fewer than {k} records (risk {highest:.3f} > "
                 f"{thresholds.max_risk}): anonymize with k = {k} (or ℓ with groups of at least "
-                f"{k}), or generalize the quasi-identifiers one level further."
+                f"{k})"
             )
+            options = risk.measures.get("one_level_up") or {}
+            if options:  # a full-domain release: the cheapest single attribute to generalize
+                name, best = min(options.items(), key=lambda kv: kv[1]["records_below_k"])
+                step += (
+                    f", or generalize {name} one level (to level {best['level']}): "
+                    f"{best['records_below_k']:,} records would stay in groups below {k}, to "
+                    "suppress"
+                )
+            steps.append(step + ".")
     worst_attack, worst_share = None, -1.0
     for f in findings:
         if f.key in ("checks", "risk", "utility"):
