@@ -48,7 +48,7 @@ class Finding:
     """
 
     #: Fields that name individual records; empty in a redacted finding.
-    RECORD_LEVEL = ("worst", "strongest", "example")
+    RECORD_LEVEL = ("worst", "strongest", "example", "at_risk_records")
 
     key: str
     title: str
@@ -69,6 +69,9 @@ class Finding:
     example: str | None = None
     value_paths: list[tuple[str, ...]] = field(default_factory=list)
     is_redacted: bool = False
+    #: Positions (in the release's table) of the records counted in ``at_risk``; the audit's
+    #: at-risk file keys them by the input's row id (publisher only; never in the JSON).
+    at_risk_records: np.ndarray | None = field(default=None, repr=False)
 
     def redacted(self) -> Finding:
         """This finding without record-level data: :data:`RECORD_LEVEL` emptied, every
@@ -77,6 +80,7 @@ class Finding:
             self,
             strongest=None,
             worst=[],
+            at_risk_records=None,
             example=None,
             measures=copy.deepcopy(self.measures),
             baseline=copy.deepcopy(self.baseline),
@@ -96,7 +100,7 @@ class Finding:
 
     def to_json(self) -> dict[str, Any]:
         # the same keys in both forms; a redacted finding's record-level ones are empty
-        skip = ("plot", "value_paths", "is_redacted")
+        skip = ("plot", "value_paths", "is_redacted", "at_risk_records")
         out = {k: v for k, v in self.__dict__.items() if k not in skip}
         return plain_json(out)
 

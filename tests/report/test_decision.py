@@ -154,3 +154,35 @@ def test_the_next_step_names_the_cheapest_attribute_to_generalize():
     )
     d = decide(findings, RELEASE)
     assert any("generalize sex one level (to level 1): 7 records" in s for s in d.next_steps)
+
+
+def test_the_at_risk_file_is_keyed_by_the_input_row_id(make_table, tmp_path, cli):
+    from anonlab.report.audit import at_risk_frame
+
+    # 10 groups of two; row ids that are not positions (an input with rows dropped)
+    q = np.repeat([f"q{i}" for i in range(10)], 2)
+    s = np.tile(["a", "b"], 10)
+    table = make_table({"q": q, "s": s}, qi=["q"], sensitive="s")
+    table.row_id = np.arange(20, dtype=np.int64) * 3 + 7
+    release = Release(table, np.repeat(np.arange(10), 2), "bucketization",
+                      {"algorithm": "anatomy", "parameters": {"l": 2}})  # fmt: skip
+    a = audit(release, stages=["checks", "risk", "worst-case", "utility"], queries=20, k_max=2)
+    frame = at_risk_frame(a, release)
+    expected = set()
+    for f in a.findings:
+        if f.at_risk_records is not None:
+            assert len(f.at_risk_records) == f.at_risk
+            expected |= set(f.at_risk_records.tolist())
+    assert sorted(frame["row_id"]) == sorted(table.row_id[sorted(expected)].tolist())
+    assert frame["risk"].all()  # every group of two is above the 0.2 threshold
+    with pytest.raises(AnonlabError, match="redacted"):
+        at_risk_frame(a.redacted(), release)
+    folder = save_release(release, tmp_path / "rel")
+    target = tmp_path / "risk.csv"
+    code, out, err = cli(["audit", str(folder), "--stages", "risk", "--at-risk", str(target)])
+    assert code == 0, err
+    assert target.read_text().splitlines()[0] == "row_id,group,risk,stages"
+    assert len(target.read_text().splitlines()) == 21
+    code, out, err = cli(["audit", str(folder), "--stages", "risk", "--at-risk",
+                          str(tmp_path / "risk.txt"), "--force"])  # fmt: skip
+    assert code == 2 and ".csv or .parquet" in err

@@ -349,6 +349,16 @@ def score_algorithm_attacks(release: Release, inference: Inference) -> dict[str,
     return {name: r.score(release).to_json() for name, r in inference.detail["results"].items()}
 
 
+def _compromised(name: str, result: Any, scored: Mapping[str, Any], release: Release):
+    """Positions of the records an algorithm attack counts: Algorithm 7's union rule, the
+    members of PhD-25's problematic groups, the ASAP checker's rising records."""
+    if name == "hilb-algorithm7":
+        return np.flatnonzero(result.union_records)
+    if name == "mask-phd25":
+        return np.flatnonzero(np.isin(release.group, result.problematic_groups))
+    return np.asarray(scored["rising_records"], dtype=np.int64)
+
+
 def _judge(
     release: Release, knowledge: Knowledge, inference: Inference, options: Mapping[str, Any]
 ) -> Finding:
@@ -364,8 +374,10 @@ def _judge(
             + "; ".join(f"{k}: {v}" for k, v in skipped.items())
         )
     at_risk = 0
+    at_risk_records = np.zeros(0, dtype=np.int64)
     parts = []
     measures: dict[str, Any] = {}
+    results = inference.detail["results"]
     for name, r in applied.items():
         if name == "hilb-algorithm7":
             n = int(r["union_compromised"])
@@ -382,7 +394,8 @@ def _judge(
                 f"the ASAP checker finds {n:,} records whose posterior rises when the attacker "
                 f"knows the algorithm (largest rise {r['max_increase']:.3f})"
             )
-        at_risk = max(at_risk, n)
+        if n > at_risk:  # the records of the attack that compromises the most
+            at_risk, at_risk_records = n, _compromised(name, results[name], r, release)
         measures[name] = {k: v for k, v in r.items() if not isinstance(v, list)}
     # record-level entries of the attacks' summaries (the ASAP checker's worst extra fact and its
     # verdict name records and values) and parameters that hold values of the data
@@ -405,6 +418,7 @@ def _judge(
         verdict="at risk" if at_risk else "pass",
         headline="; ".join(parts),
         at_risk=at_risk,
+        at_risk_records=at_risk_records,
         considered=release.table.n_rows,
         measures=measures,
         value_paths=value_paths,

@@ -341,6 +341,7 @@ def _judge(
         f"({int(pinned.sum()):,} pinned to one value); without rules "
         f"{counts['vulnerable_baseline']:,}",
         at_risk=int(vulnerable.sum()),
+        at_risk_records=np.flatnonzero(vulnerable),
         considered=release.table.n_rows,
         strongest=None
         if top is None

@@ -284,6 +284,7 @@ def _judge(
         f"{implications[k_max]:.3f} after {k_max}; {above_by_k[k_max]:,} records above the "
         f"promise at k = {k_max}",
         at_risk=int(risk.sum()),
+        at_risk_records=np.flatnonzero(risk),
         considered=n,
         strongest=witness.explain(),
         measures={

@@ -111,6 +111,21 @@ class AuditProgress:
             self.progress.stop_task(task)
 
 
+def _write_at_risk(frame, path: Path) -> None:
+    """The at-risk records file, atomically; a CSV is guarded against spreadsheet formulas."""
+    import io
+
+    from anonlab.atomic_output import atomic_write_bytes
+    from anonlab.formula_guard import guard_frame
+
+    buffer = io.BytesIO()
+    if path.suffix.lower() == ".parquet":
+        frame.to_parquet(buffer, index=False)
+    else:
+        guard_frame(frame).to_csv(buffer, index=False)
+    atomic_write_bytes(path, buffer.getvalue())
+
+
 def audit_command(
     release_dir: Path = typer.Argument(..., help="A release directory."),
     data: Path | None = typer.Option(
@@ -121,6 +136,12 @@ def audit_command(
     ),
     summary: Path | None = typer.Option(
         None, "--summary", help="JSON summary to write (default: RELEASE/audit.json)."
+    ),
+    at_risk: Path | None = typer.Option(
+        None,
+        "--at-risk",
+        help="Write the records at risk under any stage, keyed by the input's row id, to this "
+        ".csv or .parquet file (internal: for the publisher only).",
     ),
     stages: str | None = typer.Option(
         None, "--stages", help="Comma-separated subset of the stages (default: all)."
@@ -172,6 +193,7 @@ def audit_command(
     """
     from anonlab.atomic_output import require_file_free
     from anonlab.report import audit, stage_names, write_html, write_json
+    from anonlab.report.audit import at_risk_frame
     from anonlab.resources import check_audit_sizes
 
     release = open_release(release_dir)
@@ -190,6 +212,9 @@ def audit_command(
     # the release folder are the audit's own and are replaced by a new audit.
     require_file_free(report, "--report", force)
     require_file_free(summary, "--summary", force)
+    require_file_free(at_risk, "--at-risk", force)
+    if at_risk is not None and at_risk.suffix.lower() not in (".csv", ".parquet"):
+        raise AnonlabError(f"--at-risk {str(at_risk)!r}: use a .csv or .parquet file name")
     report = report or release_dir / "audit.html"
     summary = summary or release_dir / "audit.json"
     check_audit_sizes(release, **budget.sizes())
@@ -201,6 +226,8 @@ def audit_command(
             result = audit(release, on_progress=bar.update, **kwargs)
     else:
         result = audit(release, **kwargs)
+    if at_risk is not None:  # from the internal audit, before any redaction
+        _write_at_risk(at_risk_frame(result, release), at_risk)
     if redact:
         result = result.redacted()
     write_html(result, report, title=f"anonlab audit of {release_dir}")
@@ -227,3 +254,5 @@ def audit_command(
     style = "bold green" if result.is_redacted else "bold red"
     out.print(Text(result.classification, style=style), highlight=False)
     out.print(Text(f"report: {report}\nsummary: {summary}"), highlight=False)
+    if at_risk is not None:
+        out.print(Text(f"records at risk (internal): {at_risk}"), highlight=False)

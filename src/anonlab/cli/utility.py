@@ -1,4 +1,5 @@
-"""``anonlab utility``: information loss and the COUNT-query workload of a release."""
+"""``anonlab utility``: information loss, the COUNT-query workload and re-identification risk of a
+release."""
 
 from __future__ import annotations
 
@@ -36,6 +37,22 @@ def run_utility(release, queries: int, qd: int, selectivity: float, seed: int) -
     return default_measures(release, queries, qd, selectivity, seed)
 
 
+def run_risk(release, population=None, sampling_fraction: float | None = None) -> dict:
+    """The re-identification measures (anonlab.utility.reidentification): the three attacker
+    models and sample uniques, population uniques, and k-map when a population is given."""
+    from anonlab.utility import measure
+
+    res = {
+        "reidentification-risk": measure(release, "reidentification-risk", population=population),
+        "population-uniqueness": measure(
+            release, "population-uniqueness", sampling_fraction=sampling_fraction
+        ),
+    }
+    if population is not None:
+        res["k-map"] = measure(release, "k-map", population=population)
+    return res
+
+
 #: The numbers each measure is summarised by in tables (the JSON has everything).
 HEADLINES = {
     "workload-error": [
@@ -47,18 +64,37 @@ HEADLINES = {
     "ncp": [("normalized certainty penalty", "value")],
     "arx-loss": [("ARX Loss", "value")],
     "prosecutor-risk": [
-        ("highest re-identification risk", "highest"),
-        ("average re-identification risk", "average"),
-        ("share of records with risk > 0.2", "records_at_risk"),
+        ("per group 1/|group|: highest risk", "highest"),
+        ("per group 1/|group|: average risk", "average"),
+        ("per group: share of records with risk > 0.2", "records_at_risk"),
     ],
+    "reidentification-risk": [
+        ("sample uniques (share of records)", "sample_uniques.fraction"),
+        ("prosecutor: highest risk (classes)", "prosecutor.highest"),
+        ("prosecutor: average risk (classes)", "prosecutor.average"),
+        ("journalist: highest risk", "journalist.highest"),
+        ("journalist: average risk", "journalist.average"),
+        ("marketer: expected share re-identified", "marketer.expected_share"),
+    ],
+    "population-uniqueness": [("population uniques (share, Dankar's rule)", "fraction")],
+    "k-map": [("k-map: smallest matching population class", "k_map")],
 }
+
+
+def _lookup(j: dict, key: str) -> object:
+    """A value of a measure's JSON by a dotted key (``"prosecutor.highest"``)."""
+    for part in key.split("."):
+        j = j.get(part) if isinstance(j, dict) else None
+    return j
 
 
 def _headlines(res: dict) -> list[tuple[str, object]]:
     rows = []
     for name, r in res.items():
         j = r.to_json()
-        rows.extend((label, j.get(key)) for label, key in HEADLINES.get(name, [(name, "value")]))
+        rows.extend(
+            (label, _lookup(j, key)) for label, key in HEADLINES.get(name, [(name, "value")])
+        )
     return rows
 
 
@@ -81,19 +117,43 @@ def utility(
     qd: int = typer.Option(3, "--qd", help="Quasi-identifiers per query."),
     selectivity: float = typer.Option(0.05, "--selectivity", help="Expected selectivity s."),
     seed: int = SEED,
+    population: Path | None = typer.Option(
+        None,
+        "--population",
+        help="A population table (CSV or Parquet) with the release's quasi-identifier columns "
+        "that contains every released person: journalist and marketer risk against it, and "
+        "k-map. Without it the release is its own population (ARX's fallback).",
+    ),
+    sampling_fraction: float | None = typer.Option(
+        None,
+        "--sampling-fraction",
+        help="n / N, the share of the population the release holds, for the population-uniques "
+        "estimators (default 0.01, ARX's).",
+    ),
     cluster: str | None = CLUSTER,
     workers: int | None = WORKERS,
     as_json: bool = JSON,
 ) -> None:
     """Measure utility and risk: query workload error, information loss, re-identification risk.
 
+    Re-identification: prosecutor, journalist and marketer risk and sample uniques of the
+    published classes (exact quasi-identifiers for a bucketized release, which shows who is in
+    the data), population uniques estimated by Dankar et al.'s rule (Pitman, Zayatz, SNB), and
+    k-map with --population.
+
     With --cluster/--workers the workload's answers and the group statistics are computed by
-    map-reduce on Dask (same results; bucketization estimates to ~1e-15 relative)."""
+    map-reduce on Dask (same results; bucketization estimates to ~1e-15 relative); the
+    re-identification measures are computed here."""
     from anonlab.cli.common import client_from_options
     from anonlab.resources import check_queries
 
     check_workers_option(workers)
     release = open_release(release_dir)
+    frame = None
+    if population is not None:
+        from anonlab.table import read_frame
+
+        frame = read_frame(population)
     check_queries(release, queries)  # the workload's memory, before it is drawn
     with client_from_options(cluster, workers) as client, stage(f"{queries:,} queries", as_json):
         if client is None:
@@ -104,6 +164,7 @@ def utility(
             res = default_measures_distributed(
                 release, queries, qd, selectivity, seed, client=client
             )
+        res.update(run_risk(release, frame, sampling_fraction))
     if as_json:
         emit_json({"release": str(release_dir), **{k: v.to_json() for k, v in res.items()}})
         return
@@ -112,4 +173,13 @@ def utility(
     say(
         f"workload: {w['n_queries']:,} COUNT queries, qd = {qd}, selectivity = {selectivity}, "
         f"seed = {seed} ({w['n_redrawn']:,} redrawn with an empty answer)"
+    )
+    risk = res["reidentification-risk"]
+    say(risk.statement)
+    if not risk.journalist.population:
+        say(f"journalist and marketer: {risk.journalist.note}")
+    pu = res["population-uniqueness"]
+    say(
+        f"population uniques: {pu.model.source}, N = {pu.model.population_size:,}; "
+        f"{pu.estimate.note}"
     )

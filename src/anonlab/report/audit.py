@@ -44,6 +44,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from anonlab._validation import check_seed, require_release
 from anonlab.attacks import contract
@@ -353,6 +354,7 @@ def _risk(release: Release, opts: dict) -> Finding:
         headline=f"highest risk {risk.highest:.3f}, average {risk.average:.4f}; "
         f"{risk.n_records_at_risk:,} records above {risk.threshold}",
         at_risk=int(risk.n_records_at_risk),
+        at_risk_records=np.flatnonzero(risk.per_record > risk.threshold),
         considered=release.table.n_rows,
         measures=r,
     )
@@ -398,6 +400,38 @@ def run_stage(name: str, release: Release, opts: dict) -> Finding:
     if name in RUNNERS:
         return RUNNERS[name](release, opts)
     return contract.run(name, release, opts)[1]
+
+
+def at_risk_frame(result: Audit, release: Release) -> pd.DataFrame:
+    """The records at risk under any stage, keyed by the input's row id (the publisher's
+    copy only: it links input rows to what the attacks learn about them).
+
+    One row per record at risk under at least one stage, in input row order: ``row_id`` (the
+    input's, :attr:`anonlab.table.Table.row_id`), ``group`` (the release's own group id; the published files
+    number groups in the secret export order instead), one boolean column per stage that counts records (True where the
+    record is among those it counts at risk) and ``stages`` (how many). A redacted audit has no
+    record positions and is refused.
+    """
+    if result.is_redacted:
+        raise AnonlabError("a redacted audit names no record: write the at-risk file from the "
+                           "internal audit")  # fmt: skip
+    n = release.table.n_rows
+    columns: dict[str, np.ndarray] = {}
+    for f in result.findings:
+        if f.at_risk_records is not None:
+            mask = np.zeros(n, dtype=bool)
+            mask[np.asarray(f.at_risk_records, dtype=np.int64)] = True
+            columns[f.key] = mask
+    hit = np.zeros(n, dtype=np.int64)
+    for mask in columns.values():
+        hit += mask
+    rows = np.flatnonzero(hit > 0)
+    frame = pd.DataFrame({"row_id": np.asarray(release.table.row_id)[rows],
+                          "group": np.asarray(release.group)[rows]})  # fmt: skip
+    for key, mask in columns.items():
+        frame[key] = mask[rows]
+    frame["stages"] = hit[rows]
+    return frame.sort_values("row_id", kind="stable").reset_index(drop=True)
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,9 @@
 
 >>> from anonlab.utility import available, measure
 >>> available()  # doctest: +NORMALIZE_WHITESPACE
-['arx-loss', 'average-class-size', 'discernibility', 'ncp', 'precision', 'prosecutor-risk',
- 'rule-mining-error', 'workload-error']
+['arx-loss', 'average-class-size', 'discernibility', 'journalist-risk', 'k-map',
+ 'marketer-risk', 'ncp', 'population-uniqueness', 'precision', 'prosecutor-risk',
+ 'reidentification-risk', 'rule-mining-error', 'sample-uniqueness', 'workload-error']
 
 ``measure(release, name, **params)`` runs one; every result has ``.value`` (its headline number)
 and ``.to_json()``. See docs/utility.md for the formulas and the query generator.
@@ -29,6 +30,20 @@ from anonlab.utility.information_loss import (
     normalized_certainty_penalty,
     precision_loss,
 )
+from anonlab.utility.reidentification import (
+    AttackerRisk,
+    KMap,
+    MarketerRisk,
+    PopulationUniqueness,
+    ReidentificationRisk,
+    SampleUniqueness,
+    journalist_risk,
+    k_map,
+    marketer_risk,
+    population_uniqueness,
+    reidentification_risk,
+    sample_uniqueness,
+)
 from anonlab.utility.risk import ProsecutorRisk, prosecutor_risk
 from anonlab.utility.rule_mining import RuleMiningError, rule_mining_error
 from anonlab.utility.workload import (
@@ -44,6 +59,18 @@ __all__ = [
     "MEASURES",
     "ArxLoss",
     "arx_loss",
+    "AttackerRisk",
+    "KMap",
+    "MarketerRisk",
+    "PopulationUniqueness",
+    "ReidentificationRisk",
+    "SampleUniqueness",
+    "journalist_risk",
+    "k_map",
+    "marketer_risk",
+    "population_uniqueness",
+    "reidentification_risk",
+    "sample_uniqueness",
     "AverageClassSize",
     "CertaintyPenalty",
     "Discernibility",
@@ -136,6 +163,43 @@ MEASURES: dict[str, Measure] = {
             prosecutor_risk,
             "risk",
             "re-identification risk 1/|group|: highest, average, share at risk",
+        ),
+        Measure(
+            "reidentification-risk",
+            reidentification_risk,
+            "risk",
+            "prosecutor, journalist and marketer risk and sample uniques of the published "
+            "classes (El Emam 2013; ARX's RiskModelSampleSummary)",
+        ),
+        Measure(
+            "journalist-risk",
+            journalist_risk,
+            "risk",
+            "1/|population class| per record, against a population table (El Emam 2013)",
+        ),
+        Measure(
+            "marketer-risk",
+            marketer_risk,
+            "risk",
+            "expected share of records re-identified by linking the population (El Emam 2013)",
+        ),
+        Measure(
+            "sample-uniqueness",
+            sample_uniqueness,
+            "risk",
+            "share of records alone in their published class",
+        ),
+        Measure(
+            "population-uniqueness",
+            population_uniqueness,
+            "risk",
+            "estimated population uniques: Pitman, Zayatz, SNB, Dankar et al.'s rule (ARX)",
+        ),
+        Measure(
+            "k-map",
+            k_map,
+            "risk",
+            "smallest number of population records matching a published class (Sweeney 2002)",
         ),
         Measure(
             "rule-mining-error",

@@ -16,10 +16,18 @@ from anonlab._validation import check_float
 from anonlab.errors import AnonlabError
 from anonlab.release import Release
 
-__all__ = ["DEFAULT_THRESHOLD", "ProsecutorRisk", "prosecutor_risk"]
+__all__ = ["BUCKET_LINK_STATEMENT", "DEFAULT_THRESHOLD", "ProsecutorRisk", "prosecutor_risk"]
 
 #: Default risk threshold: records in groups of fewer than 5 (risk above 1/5) are "at risk".
 DEFAULT_THRESHOLD = 0.2
+
+#: What the prosecutor risk of a bucketized release measures, in words (in its result).
+BUCKET_LINK_STATEMENT = (
+    "Bucketized release: 1/|bucket| is the risk of linking a person to their sensitive value "
+    "(attribute disclosure). It is not the risk of identity or presence disclosure: the "
+    "quasi-identifier table publishes every record's exact quasi-identifiers, so it shows who "
+    "is in the data; measure 'reidentification-risk' gives that risk on the exact values."
+)
 
 
 @dataclass(frozen=True)
@@ -39,6 +47,9 @@ class ProsecutorRisk:
     scheme : str
     per_record : ndarray of shape (n_rows,), dtype=float64
         ``1 / |group of the record|``.
+    statement : str
+        For a bucketized release, what the number measures (:data:`BUCKET_LINK_STATEMENT`);
+        empty under generalization.
     """
 
     highest: float
@@ -48,6 +59,7 @@ class ProsecutorRisk:
     threshold: float
     scheme: str
     per_record: np.ndarray = field(repr=False)
+    statement: str = ""
 
     @property
     def value(self) -> float:
@@ -63,6 +75,7 @@ class ProsecutorRisk:
             "n_records_at_risk": self.n_records_at_risk,
             "threshold": self.threshold,
             "scheme": self.scheme,
+            "statement": self.statement,
         }
 
 
@@ -89,7 +102,10 @@ def prosecutor_risk(release: Release, threshold: float = DEFAULT_THRESHOLD) -> P
     bucket: 1/|bucket| is the chance of linking a person to their sensitive-table entry by picking
     one of the bucket's entries at random. Note that the QI table of a bucketized release
     publishes exact quasi-identifiers, so *membership* of a person with unique quasi-identifiers is
-    certain; the group-level risk does not measure that.
+    certain; the group-level risk does not measure that, and the result says so in
+    :attr:`ProsecutorRisk.statement`. :func:`anonlab.utility.reidentification.reidentification_risk`
+    measures identity disclosure on the published classes (the exact values, for a bucketized
+    release).
 
     References
     ----------
@@ -111,4 +127,5 @@ def prosecutor_risk(release: Release, threshold: float = DEFAULT_THRESHOLD) -> P
         threshold=threshold,
         scheme=release.scheme,
         per_record=per_record,
+        statement=BUCKET_LINK_STATEMENT if release.scheme == "bucketization" else "",
     )

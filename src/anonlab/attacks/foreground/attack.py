@@ -120,6 +120,7 @@ def _judge(
         headline=f"{int(risk.sum()):,} records have their sensitive value inferred above "
         f"{words}; {int(flagged.sum()):,} records flagged in all",
         at_risk=int(risk.sum()),
+        at_risk_records=np.flatnonzero(risk),
         considered=release.table.n_rows,
         strongest=strongest_sentence(release, worst, set_of=True),
         measures={"flagged_records": int(flagged.sum()), **inference.summary},
