@@ -105,6 +105,8 @@ def test_the_audit_opens_with_the_decision(make_table, tmp_path, cli):
     a = audit(release, stages=stages, queries=20)
     assert a.decision is not None and not a.decision.release
     assert "0.500 > 0.2" in a.decision.summary
+    risk = a.finding("risk")  # bucketized: presence disclosed, the link to a bucket judged
+    assert "presence disclosed" in risk.title and "who is in the data" in risk.headline
     page = render_html(a)
     assert page.index('id="decision"') < page.index("<h2>Verdicts</h2>")
     assert a.to_json()["decision"]["release"] is False

@@ -336,27 +336,61 @@ def one_level_up(release: Release, k: int) -> dict[str, dict[str, int]]:
 
 
 def _risk(release: Release, opts: dict) -> Finding:
+    """Re-identification risk (El Emam 2013; ARX's sample summary,
+    :func:`anonlab.utility.reidentification.reidentification_risk`).
+
+    Under generalization the verdict is the prosecutor risk over the *published classes*
+    (records publishing the same quasi-identifiers), journalist and marketer risk and the
+    sample uniques beside it. A bucketized release publishes every record's exact
+    quasi-identifiers, so who is in the data is disclosed by design: the finding says so in
+    words, counts the records alone in their exact-QI class, and judges the risk the buckets
+    control, the link of a record to its bucket (``1/|bucket|``)."""
     from anonlab.utility import measure
+    from anonlab.utility.reidentification import reidentification_risk
 
     max_risk = opts.get("max_risk", 0.2)
-    risk = measure(release, "prosecutor-risk", threshold=max_risk)
-    r = risk.to_json()
-    if risk.n_records_at_risk:
-        r["one_level_up"] = one_level_up(release, int(np.ceil(1 / max_risk - 1e-9)))
+    summary = reidentification_risk(release, threshold=max_risk)
+    if release.scheme == "bucketization":
+        risk = measure(release, "prosecutor-risk", threshold=max_risk)  # per bucket
+        title = "Re-identification risk (bucketized: presence disclosed; link 1/|bucket|)"
+        model = "the link of a record to its bucket, 1/|bucket|"
+        per_record = risk.per_record
+        highest, average, n_at_risk = risk.highest, risk.average, risk.n_records_at_risk
+    else:
+        title = "Re-identification risk (prosecutor)"
+        model = "the prosecutor model: 1/|class| over the published classes"
+        p = summary.prosecutor
+        per_record = p.per_record
+        highest, average, n_at_risk = p.highest, p.average, p.n_records_at_risk
+    measures: dict[str, Any] = {
+        "highest": highest,
+        "average": average,
+        "n_records_at_risk": int(n_at_risk),
+        "threshold": max_risk,
+        "sample_uniques": summary.sample_uniques.to_json(),
+        "journalist": summary.journalist.to_json(),
+        "marketer": summary.marketer.to_json(),
+    }
+    if n_at_risk:
+        measures["one_level_up"] = one_level_up(release, int(np.ceil(1 / max_risk - 1e-9)))
+    headline = (
+        f"highest risk {highest:.3f}, average {average:.4f}; {int(n_at_risk):,} records above "
+        f"{max_risk}; {summary.sample_uniques.n_unique:,} records alone in their class"
+    )
+    if release.scheme == "bucketization":
+        headline += f". {summary.statement}"
     return Finding(
         key="risk",
-        title="Re-identification risk (prosecutor)",
-        paper="the prosecutor model: risk 1/|group| for an attacker who knows the target is in "
-        "the data",
+        title=title,
+        paper=model,
         attacker="knows a target's quasi-identifiers and that the target is in the data",
-        promise=f"risk <= {risk.threshold} per record (the publisher's threshold)",
-        verdict="at risk" if risk.n_records_at_risk else "pass",
-        headline=f"highest risk {risk.highest:.3f}, average {risk.average:.4f}; "
-        f"{risk.n_records_at_risk:,} records above {risk.threshold}",
-        at_risk=int(risk.n_records_at_risk),
-        at_risk_records=np.flatnonzero(risk.per_record > risk.threshold),
+        promise=f"risk <= {max_risk} per record (the publisher's threshold)",
+        verdict="at risk" if n_at_risk else "pass",
+        headline=headline,
+        at_risk=int(n_at_risk),
+        at_risk_records=np.flatnonzero(per_record > max_risk),
         considered=release.table.n_rows,
-        measures=r,
+        measures=measures,
     )
 
 
@@ -407,9 +441,10 @@ def at_risk_frame(result: Audit, release: Release) -> pd.DataFrame:
     copy only: it links input rows to what the attacks learn about them).
 
     One row per record at risk under at least one stage, in input row order: ``row_id`` (the
-    input's, :attr:`anonlab.table.Table.row_id`), ``group`` (the release's own group id; the published files
-    number groups in the secret export order instead), one boolean column per stage that counts records (True where the
-    record is among those it counts at risk) and ``stages`` (how many). A redacted audit has no
+    input's, :attr:`anonlab.table.Table.row_id`), ``group`` (the release's own group id; the
+    published files number groups in the secret export order instead), one boolean column per
+    stage that counts records (True where the record is among those it counts at risk) and
+    ``stages`` (how many). A redacted audit has no
     record positions and is refused.
     """
     if result.is_redacted:

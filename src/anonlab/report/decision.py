@@ -131,7 +131,7 @@ def decide(
         ok = highest <= thresholds.max_risk + 1e-12
         criteria.append(
             {
-                "criterion": "highest re-identification risk (prosecutor)",
+                "criterion": f"highest risk: {risk.title}",
                 "threshold": thresholds.max_risk,
                 "value": highest,
                 "holds": ok,
