@@ -85,7 +85,9 @@ class Finding:
             measures=copy.deepcopy(self.measures),
             baseline=copy.deepcopy(self.baseline),
             settings=copy.deepcopy(self.settings),
-            plot=self.plot,  # aggregate by construction: histograms, shares by attribute, curves
+            # aggregate by construction (histograms, shares by attribute, curves), except a plot
+            # labelled with values of the data (per-column distributions), which goes
+            plot=None if (self.plot or {}).get("has_values") else self.plot,
             value_paths=list(self.value_paths),
             is_redacted=True,
         )

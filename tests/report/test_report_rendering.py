@@ -46,3 +46,35 @@ def test_parameters_in_words():
     text = parameters_text({"l": 3, "k": None, "sensitive_values": ["a", "b"], "t": 0.2})
     assert text == "l = 3; sensitive_values = a, b; t = 0.2"
     assert parameters_text({}) == "no parameters"
+
+
+def test_distributions_original_beside_released(make_table):
+    import numpy as np
+
+    from anonlab.anonymize import anonymize
+    from anonlab.report import audit
+    from anonlab.report.distributions import column_distributions
+
+    rng = np.random.default_rng(0)
+    n = 400
+    table = make_table(
+        {"age": rng.integers(18, 90, n), "sex": rng.choice(["F", "M"], n),
+         "s": rng.choice(list("abcde"), n)},
+        qi=["age", "sex"], sensitive="s", value_sets=["sex"],
+    )  # fmt: skip
+    generalized = anonymize(table, "mondrian", l=3, seed=0)
+    d = column_distributions(generalized, top=12)
+    assert set(d) == {"age", "sex", "s"}
+    for name in d:
+        assert sum(d[name]["original"].values()) == sum(d[name]["released"].values()) == n
+    assert len(d["age"]["original"]) <= 12  # 72 ages binned into at most 12 ranges
+    labels = set(np.asarray(generalized.generalization["age"].labels).astype(str))
+    assert set(d["age"]["released"]) - {"other"} <= labels
+    assert d["s"]["released"] == d["s"]["original"]  # nothing perturbed
+    bucketized = anonymize(table, "anatomy", l=3, seed=0)
+    b = column_distributions(bucketized)
+    assert b["sex"]["released"] == b["sex"]["original"] and "exactly" in b["sex"]["how"]
+    finding = audit(generalized, stages=["distributions"]).finding("distributions")
+    assert finding.plot["has_values"] and finding.redacted().plot is None
+    svg = render(finding.plot)
+    assert svg.count("<svg") == 3

@@ -64,7 +64,7 @@ from anonlab.schema import Kind
 #: Stages that are not attacks: before the attacks, the privacy-model checks; after them,
 #: re-identification risk and utility.
 CHECK_STAGES = ("checks",)
-MEASURE_STAGES = ("risk", "utility")
+MEASURE_STAGES = ("risk", "utility", "distributions")
 
 
 def attack_stages() -> tuple[str, ...]:
@@ -419,11 +419,38 @@ def _utility(release: Release, opts: dict) -> Finding:
     )
 
 
+def _distributions(release: Release, opts: dict) -> Finding:
+    from anonlab.report.distributions import column_distributions
+
+    columns = column_distributions(release)
+    suppressed = int(release.manifest.get("suppressed_records") or 0)
+    headline = f"records per value of {len(columns)} columns, original beside released" + (
+        f"; {suppressed:,} suppressed records are in neither" if suppressed else ""
+    )
+    return Finding(
+        key="distributions",
+        title="Distributions: original and released, per column",
+        paper="",
+        attacker="—",
+        promise="—",
+        verdict="info",
+        headline=headline,
+        measures={name: {"how": d["how"]} for name, d in columns.items()},
+        plot={
+            "kind": "distributions",
+            "columns": columns,
+            "has_values": True,
+            "label": "records per value: original (left), released (right)",
+        },  # fmt: skip
+    )
+
+
 #: The stages that are not attacks.
 RUNNERS: dict[str, Callable[[Release, dict], Finding]] = {
     "checks": _checks,
     "risk": _risk,
     "utility": _utility,
+    "distributions": _distributions,
 }
 
 

@@ -38,6 +38,9 @@ from anonlab._validation import check_float
 from anonlab.errors import AnonlabError
 from anonlab.finding import Finding
 
+#: The audit's stages that are not attacks (when the registered attacks are not given).
+NOT_ATTACKS = ("checks", "risk", "utility", "distributions")
+
 
 @dataclass(frozen=True)
 class Thresholds:
@@ -155,7 +158,8 @@ def decide(
             steps.append(step + ".")
     worst_attack, worst_share = None, -1.0
     for f in findings:
-        if f.key in ("checks", "risk", "utility"):
+        is_attack = f.key in attacks if attacks else f.key not in NOT_ATTACKS
+        if not is_attack:
             continue
         share = _share(f)
         if share is None:

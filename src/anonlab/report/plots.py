@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 
-def figure(width: float = 6.0, height: float = 3.2):
+def figure(width: float = 6.0, height: float = 3.2, ncols: int = 1):
     import matplotlib
 
     matplotlib.use("Agg")
@@ -17,7 +17,7 @@ def figure(width: float = 6.0, height: float = 3.2):
 
     plt.rcParams["svg.fonttype"] = "path"
     plt.rcParams["svg.hashsalt"] = "anonlab"  # fixed element ids: the same audit, the same page
-    return plt, *plt.subplots(figsize=(width, height))
+    return plt, *plt.subplots(1, ncols, figsize=(width, height))
 
 
 def _svg(plt, fig) -> str:
@@ -108,6 +108,25 @@ def possible_plot(matching: np.ndarray, baseline: np.ndarray, label: str) -> str
     return _svg(plt, fig)
 
 
+def distribution_plots(columns: dict[str, dict[str, Any]]) -> str:
+    """Per column, two horizontal bar charts side by side: records per original value and per
+    released value (:mod:`anonlab.report.distributions`); one SVG per column."""
+    out = []
+    for name, d in columns.items():
+        sides = (("original", d["original"]), (f"released ({d['how']})", d["released"]))
+        rows = max(len(d["original"]), len(d["released"]), 1)
+        plt, fig, axes = figure(width=8.0, height=max(1.8, 0.28 * rows + 1.0), ncols=2)
+        for ax, (title, counts) in zip(axes, sides, strict=True):
+            labels = list(counts)
+            ax.barh(range(len(labels)), [counts[k] for k in labels], color="#2c7fb8")
+            ax.set_yticks(range(len(labels)), labels, fontsize=7)
+            ax.invert_yaxis()
+            ax.set_title(f"{name}: {title}", fontsize=8)
+            ax.set_xlabel("records", fontsize=7)
+        out.append(_svg(plt, fig))
+    return "".join(out)
+
+
 def render(plot: dict[str, Any] | None) -> str | None:
     """The SVG for a finding's plot description, or None."""
     if not plot:
@@ -123,4 +142,6 @@ def render(plot: dict[str, Any] | None) -> str | None:
         return possible_plot(plot["matching"], plot["baseline"], plot["label"])
     if kind == "errors":
         return error_plot(plot["errors"], plot["label"])
+    if kind == "distributions":
+        return distribution_plots(plot["columns"])
     raise ValueError(f"unknown plot kind {kind!r}")
