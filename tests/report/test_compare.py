@@ -270,3 +270,29 @@ def test_write_comparison(hostile_comparison, tmp_path):
     with pytest.raises(AnonlabError, match="already exists"):
         write_comparison(c, out)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cmp"]  # no temporary left behind
+
+
+def test_recommended_is_the_most_useful_release_that_meets_the_thresholds(adult_comparison):
+    rows = [r for r in adult_comparison.rows if r.status == "ok"]
+    assert all(r.meets_thresholds == r.audit.decision.release for r in rows)
+    meeting = [r for r in rows if r.meets_thresholds and r.query_error is not None]
+    best = adult_comparison.recommended()
+    if meeting:
+        assert best is not None and best.query_error == min(r.query_error for r in meeting)
+    else:
+        assert best is None
+    assert adult_comparison.to_json()["recommended"] == (None if best is None else best.name)
+
+
+def test_the_thresholds_decide_which_releases_meet_them(sample):
+    from anonlab.report.decision import Thresholds
+
+    stages = ["checks", "negative-rules", "risk", "utility"]
+    strict = compare(sample, ["mondrian"], [2, 6], stages=stages, queries=50,
+                     thresholds=Thresholds(max_risk=0.01))  # fmt: skip
+    assert strict.recommended() is None  # no group of 100 records at ℓ <= 6
+    lenient = compare(sample, ["mondrian"], [2, 6], stages=stages, queries=50,
+                      thresholds=Thresholds(max_risk=1.0, max_share_at_risk=1.0))  # fmt: skip
+    assert lenient.recommended() is not None
+    assert lenient.recommended().query_error == min(r.query_error for r in lenient.rows)
+    assert lenient.settings["thresholds"]["max_risk"] == 1.0

@@ -25,10 +25,13 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from anonlab.cli.common import (
+    BOUNDS_DECIDE,
     CHAINS,
     FOREGROUND_ATTRIBUTES,
     JSON,
     K_MAX,
+    MAX_RISK,
+    MAX_SHARE_AT_RISK,
     MIN_EXP,
     QUERIES,
     SWEEPS,
@@ -154,22 +157,9 @@ def audit_command(
     queries: int = QUERIES,
     min_exp: float = MIN_EXP,
     foreground_attributes: int = FOREGROUND_ATTRIBUTES,
-    max_risk: float = typer.Option(
-        Thresholds.max_risk,
-        "--max-risk",
-        help="Release threshold: highest re-identification risk 1/|group| (0.2 = groups of at "
-        "least 5; 0.09 or 0.05 for a public release).",
-    ),
-    max_share_at_risk: float = typer.Option(
-        Thresholds.max_share_at_risk,
-        "--max-share-at-risk",
-        help="Release threshold: largest share of records at risk under any one attack.",
-    ),
-    bounds_decide: bool = typer.Option(
-        False,
-        "--bounds-decide",
-        help="Let the worst-case bound also block the release (default: shown, not deciding).",
-    ),
+    max_risk: float = MAX_RISK,
+    max_share_at_risk: float = MAX_SHARE_AT_RISK,
+    bounds_decide: bool = BOUNDS_DECIDE,
     seed: int = typer.Option(
         0,
         "--seed",

@@ -139,6 +139,26 @@ FOREGROUND_ATTRIBUTES = typer.Option(
 )
 
 
+# The publisher's thresholds for the decision to release (anonlab.report.decision.Thresholds),
+# shared by `anonlab audit` and `anonlab compare`.
+MAX_RISK = typer.Option(
+    0.2,
+    "--max-risk",
+    help="Release threshold: highest re-identification risk (0.2 = classes of at least 5; "
+    "0.09 or 0.05 for a public release).",
+)
+MAX_SHARE_AT_RISK = typer.Option(
+    0.05,
+    "--max-share-at-risk",
+    help="Release threshold: largest share of records at risk under any one attack.",
+)
+BOUNDS_DECIDE = typer.Option(
+    False,
+    "--bounds-decide",
+    help="Let the worst-case bound also block the release (default: shown, not deciding).",
+)
+
+
 def audit_budget(
     targets: int,
     chains: int,

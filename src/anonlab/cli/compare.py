@@ -10,6 +10,7 @@ from rich.text import Text
 
 from anonlab.anonymize import registry
 from anonlab.cli.common import (
+    BOUNDS_DECIDE,
     CHAINS,
     DATA,
     DATASET,
@@ -21,6 +22,8 @@ from anonlab.cli.common import (
     INSENSITIVE,
     JSON,
     K_MAX,
+    MAX_RISK,
+    MAX_SHARE_AT_RISK,
     MIN_EXP,
     QI,
     QUERIES,
@@ -100,6 +103,9 @@ def compare_command(
     queries: int = QUERIES,
     min_exp: float = MIN_EXP,
     foreground_attributes: int = FOREGROUND_ATTRIBUTES,
+    max_risk: float = MAX_RISK,
+    max_share_at_risk: float = MAX_SHARE_AT_RISK,
+    bounds_decide: bool = BOUNDS_DECIDE,
     seed: int = SEED,
     as_json: bool = JSON,
 ) -> None:
@@ -122,6 +128,9 @@ def compare_command(
     names = check_algorithms(split_list(algorithms) or [])
     ls = parse_l_values(l_values)
     require_output_free(out_dir, force)
+    from anonlab.report.decision import Thresholds
+
+    thresholds = Thresholds(max_risk, max_share_at_risk, bounds_decide)
     budget = audit_budget(
         targets, chains, sweeps, k_max, worst_case_k, queries, min_exp, foreground_attributes
     )
@@ -186,6 +195,7 @@ def compare_command(
             sensitive_values=schema_sensitive_values(sensitive_values, schema),
             seed=seed,
             progress=progress,
+            thresholds=thresholds,
         )
 
     if err.is_terminal:
@@ -257,4 +267,10 @@ def compare_command(
         )
     out.print(tab)
     front = ", ".join(r.name for r in result.frontier()) or "none"
+    best = result.recommended()
+    say(
+        f"meets the thresholds, most useful: {best.name} (query error {best.query_error:.4f})"
+        if best is not None
+        else "no release meets the thresholds (each audit report says why and what next)"
+    )
     say(f"frontier: {front}\nreport: {report}\nsummary: {summary}")

@@ -53,7 +53,7 @@ import math
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -73,6 +73,7 @@ from anonlab.report.audit import (
     stage_names,
 )
 from anonlab.report.budget import AuditBudget
+from anonlab.report.decision import Thresholds
 from anonlab.table import Table
 
 
@@ -203,6 +204,7 @@ class CompareRow:
     at_risk_share: float | None = None
     query_error: float | None = None
     pareto: bool = False
+    meets_thresholds: bool | None = None  # its audit's decision (None: not audited)
     note: str | None = None  # why an ok row is not placed on the frontier
     attacks: dict[str, dict[str, Any]] = field(default_factory=dict)
     anonymize_seconds: float = 0.0
@@ -235,6 +237,15 @@ class Comparison:
         """The Pareto-optimal rows, by increasing query error."""
         return sorted((r for r in self.rows if r.pareto), key=lambda r: (r.query_error, r.name))
 
+    def recommended(self) -> CompareRow | None:
+        """Among the releases whose audit decides "release" against the thresholds, the one
+        with the smallest query error (ties: the smaller share at risk, then the name); None
+        when no release meets them."""
+        ok = [r for r in self.rows if r.meets_thresholds and r.query_error is not None]
+        if not ok:
+            return None
+        return min(ok, key=lambda r: (r.query_error, r.at_risk_share or 0.0, r.name))
+
     def row(self, algorithm: str, l: int) -> CompareRow:
         for r in self.rows:
             if r.algorithm == algorithm and r.l == l:
@@ -256,6 +267,7 @@ class Comparison:
                 "utility": "mean relative error of the COUNT-query workload",
             },
             "frontier": [r.name for r in self.frontier()],
+            "recommended": None if self.recommended() is None else self.recommended().name,
             "rows": [r.to_json() for r in self.rows],
         }
 
@@ -333,6 +345,7 @@ def compare(
     seed: int = 0,
     audit_seed: int = 0,
     progress: Callable[[str, str, CompareRow | None], None] | None = None,
+    thresholds: Thresholds | None = None,
     **budget_fields: Any,
 ) -> Comparison:
     """Anonymize ``table`` with each algorithm at each ℓ, audit each release, mark the frontier.
@@ -363,6 +376,10 @@ def compare(
     progress : callable, optional
         ``progress(name, step, row)``: ``step`` is ``"anonymize"``, an audit stage, or
         ``"done"`` (then ``row`` is the finished row, else None).
+    thresholds : Thresholds, optional
+        The publisher's thresholds (:class:`~anonlab.report.decision.Thresholds`): each audit
+        decides release or not, and :meth:`Comparison.recommended` is the most useful release
+        that meets them.
 
     Returns
     -------
@@ -424,6 +441,7 @@ def compare(
                     seed=audit_seed,
                     progress=None if progress is None else (lambda s, n=name: progress(n, s, None)),
                     budget=budget,
+                    thresholds=thresholds,
                 )
             except AnonlabError as exc:  # e.g. every record suppressed
                 row.status, row.reason = "failed", f"audit: {exc}"
@@ -434,6 +452,7 @@ def compare(
                 continue
             row.audit_seconds = time.perf_counter() - t1
             row.release, row.audit = release, result
+            row.meets_thresholds = None if result.decision is None else result.decision.release
             row.attacks, best = _strongest(result)
             if best is not None:
                 a = row.attacks[best]
@@ -469,6 +488,7 @@ def compare(
         "sensitive_values": None if sensitive_values is None else list(sensitive_values),
         "seed": seed,
         "audit_seed": audit_seed,
+        "thresholds": asdict(thresholds or Thresholds()),
     }
     return Comparison(info, list(algorithms), list(l_values), settings, rows)
 
@@ -614,7 +634,24 @@ def render_compare_html(comparison: Comparison, title: str | None = None) -> str
         if svg
         else "<p class='muted'>No release could be placed on the plane.</p>"
     )
-    body = f"""<h2>The frontier</h2>
+    best = comparison.recommended()
+    th = comparison.settings.get("thresholds") or {}
+    limits = (
+        f"highest re-identification risk ≤ {th.get('max_risk')}, at most "
+        f"{th.get('max_share_at_risk', 0):.0%} of records at risk under any attack, the "
+        "release's own model holds"
+    )
+    meets = (
+        f"<b>{escape(best.name)}</b> is the most useful release that meets the thresholds "
+        f"({escape(limits)}): query error {best.query_error:.4f}, its audit decides "
+        "&ldquo;release&rdquo;."
+        if best is not None
+        else f"No release meets the thresholds ({escape(limits)}); each release's audit says "
+        "why and what to do next."
+    )
+    body = f"""<h2>Against the thresholds</h2>
+<p>{meets}</p>
+<h2>The frontier</h2>
 <p>A release is on the frontier (Pareto-optimal, ★) when no other release is at least as good
 on both axes (share of records at risk, query error) and better on one. <b>Frontier:</b>
 {escape(front_words)}.</p>
