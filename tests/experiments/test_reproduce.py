@@ -144,7 +144,8 @@ def test_summary_has_counts_figures_and_trends():
     bad = PaperResult("q", "Q", error="ValueError: a|b")
     text = render_summary([r, bad], "# Title")
     overview = [ln for ln in text.splitlines() if ln.startswith("| Paper")][0]
-    assert [c.strip() for c in _cells(overview)][:5] == ["Paper \\| One", "3", "1", "1", "1"]
+    cells = [c.strip() for c in _cells(overview)]
+    assert cells[:7] == ["Paper \\| One", "—", "3", "1", "1", "1", "0 held"]
     assert "![Figure 1](figures/p/f.png)" in text
     assert "The paper: rises with k" in text
     assert "failed to run" in text and "a\\|b" in text
@@ -172,11 +173,22 @@ def test_martin_adapter_claims_and_figures(martin_run):
 
     root, (result,) = martin_run
     assert result.error is None and result.key == "martin"
-    by_figure = {c.item for c in result.claims}
-    assert by_figure == {"Figure 5", "Figure 6"}
-    # Figure 6: both readings for each k the paper draws (implications only)
-    six = [c for c in result.claims if c.item == "Figure 6"]
+    # Figure 5: the two theorems are sanity checks, the gap is the one reproduction
+    checks = result.sanity_checks()
+    assert {c.paper_value for c in checks} == {
+        "negated atoms never exceed implications (every k)",
+        "disclosure reaches 1 by k = 13",
+    }
+    assert all(c.why for c in checks)
+    five = [c for c in result.paper_claims() if c.item == "Figure 5"]
+    assert len(five) == 1 and "gap is small" in five[0].paper_value
+    # Figure 6: both readings for each k the paper draws (implications only), side by side
+    six = [c for c in result.claims if c.item.startswith("Figure 6")]
     assert len(six) == 2 * len(martin.FIGURE6_KS)
+    assert result.readings() == ["trend", "strict"]
+    for reading in ("trend", "strict"):
+        items = {c.item for c in six if c.reading == reading}
+        assert len(items) == len(martin.FIGURE6_KS)
     assert all(isinstance(c.passed, bool) for c in result.claims)
     for fig in result.figures:
         png = root / "out" / fig.path

@@ -183,7 +183,7 @@ def test_best_mate_brute_force():
     for _ in range(20):
         group = rng.integers(0, 6, size=25)
         f = rng.integers(0, 4, size=25) / 4  # many ties
-        mate = wong._best_mate(group, f)
+        mate = wong.best_mate(group, f)
         for i in range(25):
             others = [j for j in range(25) if group[j] == group[i] and j != i]
             if not others:

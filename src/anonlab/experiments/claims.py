@@ -1,10 +1,28 @@
 """The common protocol of ``anonlab reproduce``: one :class:`Claim` per number or trend a paper
-reports, judged against the tolerance its issue set, and the Markdown summary of them all.
+reports, judged against a criterion fixed before the run, and the Markdown summary of them all
+(issue 18, item 4).
 
 A claim holds the paper's value, ours, the difference, the settings that produced ours, the
 tolerance in words and as a check (:class:`Tolerance`), and ``passed``: ``True``/``False`` when
 the issue set a tolerance (or the claim is a trend the paper states and we checked), ``None``
 when the number is only *reported* beside the paper's (the issue asks for it but sets no goal).
+
+Each claim has a **kind** (:data:`CLAIM_KINDS`):
+
+* ``"paper"``: a number or trend the paper reports, which our run could miss: a reproduction;
+* ``"sanity"``: a check that holds by construction (a theorem, a property of the algorithm or of
+  the bundled data, e.g. a random-worlds baseline equal to ``1/ℓ``, or Injector resisting the
+  very rules it was built against). It guards the code, reproduces nothing, and is listed apart:
+  the summary counts it in its own column, never as a pass. Its ``why`` says why it cannot fail.
+
+Where a paper is ambiguous, a claim carries the **reading** it was computed under (e.g.
+``"small signatures: base-rate"``); every defensible reading is run and shown side by side, and
+the overview counts each reading on its own row (rows of one paper are alternatives: never add
+them). Claims without a reading belong to every reading.
+
+Modules report checks in their own shapes (``{claim, ok, detail}``, ``{figure, claim, holds,
+numbers}``, ``{panel, paper, ours, holds}``, a DataFrame with ``claim``/``holds``);
+:func:`from_check` is the one place they become :class:`Claim` objects.
 
 The per-paper adapters that build claims by calling the experiment modules live in
 :mod:`anonlab.experiments.reproduce`; this module has no knowledge of any paper.
@@ -29,6 +47,8 @@ from anonlab.errors import AnonlabError
 
 #: Tolerance kinds: how ``ours`` (or the paper's value) is judged.
 KINDS = ("absolute", "relative", "at-least", "at-most", "interval", "holds", "reported")
+#: Claim kinds: a reproduction of the paper, or a check that holds by construction.
+CLAIM_KINDS = ("paper", "sanity")
 
 
 @dataclass(frozen=True)
@@ -150,9 +170,15 @@ class Claim:
         Our value (a number), or our evidence in words.
     tolerance : Tolerance
     settings : str
-        Data, parameters and seeds that produced ``ours``.
+        Data, parameters and seeds that produced ``ours`` (the reading apart).
     passed : bool or None
         The tolerance's verdict (``None``: reported only).
+    kind : str
+        ``"paper"`` (a reproduction) or ``"sanity"`` (holds by construction; not counted).
+    reading : str
+        The reading of an ambiguous paper this claim was computed under (``""``: every reading).
+    why : str
+        For a sanity check: why it cannot fail (required). For a paper claim: optional detail.
     """
 
     paper: str
@@ -162,6 +188,15 @@ class Claim:
     tolerance: Tolerance
     settings: str
     passed: bool | None
+    kind: str = "paper"
+    reading: str = ""
+    why: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in CLAIM_KINDS:
+            raise AnonlabError(f"claim kind {self.kind!r} is not one of {CLAIM_KINDS}")
+        if self.kind == "sanity" and not self.why.strip():
+            raise AnonlabError(f"sanity check {self.item!r}: say why it cannot fail (why=...)")
 
     @property
     def difference(self) -> float | None:
@@ -174,7 +209,13 @@ class Claim:
         """``"pass"``, ``"miss"`` or ``"reported"``."""
         return {True: "pass", False: "miss", None: "reported"}[self.passed]
 
+    @property
+    def is_sanity(self) -> bool:
+        """Whether this is a sanity check (listed apart, not counted as a reproduction)."""
+        return self.kind == "sanity"
+
     def to_json(self) -> dict[str, Any]:
+        """The claim as plain JSON values (``difference`` computed)."""
         return {
             "paper": self.paper,
             "item": self.item,
@@ -185,6 +226,9 @@ class Claim:
             "tolerance_kind": self.tolerance.kind,
             "settings": self.settings,
             "passed": self.passed,
+            "kind": self.kind,
+            "reading": self.reading,
+            "why": self.why,
         }
 
 
@@ -196,12 +240,108 @@ def claim(
     tolerance: Tolerance,
     settings: str,
     holds: bool | None = None,
+    *,
+    kind: str = "paper",
+    reading: str = "",
+    why: str = "",
 ) -> Claim:
     """A :class:`Claim` with ``passed`` computed by ``tolerance`` (``holds`` for trends)."""
     if tolerance.kind == "holds" and holds is None:
         raise AnonlabError(f"claim {item!r}: a trend needs the experiment's verdict (holds)")
     passed = tolerance.check(paper_value, ours, holds)
-    return Claim(paper, item, _plain(paper_value), _plain(ours), tolerance, settings, passed)
+    return Claim(
+        paper,
+        item,
+        _plain(paper_value),
+        _plain(ours),
+        tolerance,
+        settings,
+        passed,
+        kind=kind,
+        reading=reading,
+        why=why,
+    )
+
+
+def sanity(
+    paper: str,
+    item: str,
+    expected: float | str | None,
+    ours: float | str | None,
+    tolerance: Tolerance,
+    settings: str,
+    why: str,
+    holds: bool | None = None,
+    *,
+    reading: str = "",
+) -> Claim:
+    """A sanity check: a :func:`claim` of kind ``"sanity"``, with ``why`` it cannot fail."""
+    return claim(
+        paper,
+        item,
+        expected,
+        ours,
+        tolerance,
+        settings,
+        holds,
+        kind="sanity",
+        reading=reading,
+        why=why,
+    )
+
+
+def from_check(
+    paper: str,
+    record: Any,
+    settings: str,
+    *,
+    item: str | None = None,
+    tolerance: Tolerance | None = None,
+    kind: str = "paper",
+    reading: str = "",
+    why: str = "",
+) -> Claim:
+    """A module's check, in any of its shapes, as a :class:`Claim` (the one converter).
+
+    Shapes: ``{"claim", "ok", "detail"}`` (:mod:`~anonlab.experiments.wong`), ``{"figure",
+    "claim", "holds", "numbers"}`` (:mod:`~anonlab.experiments.martin`,
+    :mod:`~anonlab.experiments.li`), ``{"panel", "paper", "ours", "holds"}``
+    (:mod:`~anonlab.experiments.jin_utility`) and a DataFrame row or ``(claim, holds)`` pair
+    with ``claim``/``holds`` (:mod:`~anonlab.experiments.jin`). The paper's statement becomes
+    ``paper_value``, the module's evidence ``ours``, its verdict ``holds``; ``item`` defaults to
+    the figure or panel (``"Figure N"``). ``tolerance`` defaults to :func:`trend`.
+    """
+    if hasattr(record, "_asdict"):
+        record = record._asdict()
+    elif hasattr(record, "to_dict"):
+        record = record.to_dict()
+    elif isinstance(record, tuple):
+        record = {"claim": record[0], "holds": record[1]}
+    rec = dict(record)
+    if "ok" in rec:
+        holds, evidence = rec["ok"], rec.get("detail", "")
+    else:
+        holds, evidence = rec["holds"], rec.get("numbers", rec.get("ours", ""))
+    statement = rec.get("paper", rec.get("claim"))
+    if item is None:
+        if "panel" in rec:
+            item = f"Figure {rec['panel']}"
+        elif "figure" in rec:
+            item = f"Figure {rec['figure']}"
+        else:
+            item = str(rec.get("claim"))
+    return claim(
+        paper,
+        item,
+        statement,
+        evidence,
+        tolerance or trend(),
+        settings,
+        holds=bool(holds),
+        kind=kind,
+        reading=reading,
+        why=why,
+    )
 
 
 @dataclass(frozen=True)
@@ -227,9 +367,46 @@ class PaperResult:
     seconds: float = 0.0
     error: str | None = None
 
-    def counts(self) -> dict[str, int]:
-        marks = [c.mark for c in self.claims]
-        return {m: marks.count(m) for m in ("pass", "miss", "reported")}
+    def readings(self) -> list[str]:
+        """The readings its claims were computed under, in first-seen order."""
+        return list(dict.fromkeys(c.reading for c in self.claims if c.reading))
+
+    def paper_claims(self, reading: str | None = None) -> list[Claim]:
+        """The reproductions (sanity checks left out); with ``reading``, those computed under it
+        and those that hold for every reading."""
+        return [
+            c
+            for c in self.claims
+            if not c.is_sanity and (reading is None or c.reading in ("", reading))
+        ]
+
+    def sanity_checks(self, reading: str | None = None) -> list[Claim]:
+        """The checks that hold by construction (with ``reading``: under it or every reading)."""
+        return [
+            c
+            for c in self.claims
+            if c.is_sanity and (reading is None or c.reading in ("", reading))
+        ]
+
+    def counts(self, reading: str | None = None) -> dict[str, int]:
+        """Paper claims by mark (``pass``, ``miss``, ``reported``) and the sanity checks
+        (``sanity``: all, ``sanity_failed``: those that did not hold), which are never counted
+        as passes. With ``reading``, the paper claims of that reading (see :meth:`paper_claims`);
+        without, every claim under every reading once (alternatives summed: use per reading)."""
+        marks = [c.mark for c in self.paper_claims(reading)]
+        out = {m: marks.count(m) for m in ("pass", "miss", "reported")}
+        checks = self.sanity_checks(reading)
+        out["sanity"] = len(checks)
+        out["sanity_failed"] = sum(c.passed is False for c in checks)
+        return out
+
+    def count_rows(self) -> list[tuple[str, dict[str, int]]]:
+        """``(reading, counts)``: one row per reading, or one row ``("", counts)`` if the
+        paper has none. The overview and the CLI print these."""
+        readings = self.readings()
+        if not readings:
+            return [("", self.counts())]
+        return [(r, self.counts(r)) for r in readings]
 
 
 # ---------------------------------------------------------------------- Markdown
@@ -280,29 +457,98 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return frame_to_markdown(frame)
 
 
-def claims_table(claims: Sequence[Claim]) -> str:
+_RESULT = {"pass": "pass", "miss": "**miss**", "reported": "reported"}
+
+
+def _settings_keys(claims: Sequence[Claim], keys: dict[str, str]) -> dict[str, str]:
+    for c in claims:
+        keys.setdefault(c.settings, f"S{len(keys) + 1}")
+    return keys
+
+
+def _legend(keys: dict[str, str]) -> str:
+    return "Settings:\n\n" + "\n".join(f"- {k}: {_escape_text(t)}" for t, k in keys.items())
+
+
+def claims_table(claims: Sequence[Claim], keys: dict[str, str] | None = None) -> str:
     """One row per claim: item, paper, ours, difference, tolerance, settings, result.
 
     Settings are long and shared by many rows: each distinct one gets a key (S1, S2, ...) in
-    the table and is written out once in a list below it."""
-    keys: dict[str, str] = {}
-    for c in claims:
-        keys.setdefault(c.settings, f"S{len(keys) + 1}")
+    the table and is written out once in a list below it (pass ``keys`` to share the keys with
+    other tables; the legend is then left to the caller). A claim computed under a reading has
+    it in brackets before its item."""
+    own = keys is None
+    keys = _settings_keys(claims, {} if keys is None else keys)
     header = ("item", "paper", "ours", "difference", "tolerance", "settings", "result")
     rows = [
         (
-            c.item,
+            f"[{c.reading}] {c.item}" if c.reading else c.item,
             c.paper_value,
             c.ours,
             _difference(c.difference),
             c.tolerance.words,
             keys[c.settings],
-            {"pass": "pass", "miss": "**miss**", "reported": "reported"}[c.mark],
+            _RESULT[c.mark],
         )
         for c in claims
     ]
-    legend = "\n".join(f"- {key}: {_escape_text(text)}" for text, key in keys.items())
-    return markdown_table(header, rows) + "\n\nSettings:\n\n" + legend
+    table = markdown_table(header, rows)
+    return table + "\n\n" + _legend(keys) if own else table
+
+
+def readings_table(
+    claims: Sequence[Claim], readings: Sequence[str], keys: dict[str, str] | None = None
+) -> str:
+    """The claims that depend on a reading, one row per item and one column pair (ours,
+    result) per reading, side by side; no reading is preferred (the order is the adapter's).
+
+    Items computed under different sets of readings (e.g. Jin's Figure 6 readings and its
+    Figure 7 readings) go in separate tables, each with the columns of its own readings."""
+    own = keys is None
+    keys = _settings_keys(claims, {} if keys is None else keys)
+    rows: dict[tuple[str, str, str], dict[str, Claim]] = {}
+    for c in claims:
+        rows.setdefault((c.item, str(c.paper_value), c.settings), {})[c.reading] = c
+    groups: dict[tuple[str, ...], list[tuple[str, str, dict[str, Claim]]]] = {}
+    for (item, _, settings), by in rows.items():
+        present = tuple(r for r in readings if r in by)
+        groups.setdefault(present, []).append((item, settings, by))
+    tables = []
+    for present, members in groups.items():
+        header = ["item", "paper", "tolerance", "settings"]
+        for r in present:
+            header += [f"ours: {r}", f"result: {r}"]
+        body = []
+        for item, settings, by in members:
+            first = next(iter(by.values()))
+            row: list[Any] = [item, first.paper_value, first.tolerance.words, keys[settings]]
+            for r in present:
+                row += [by[r].ours, _RESULT[by[r].mark]]
+            body.append(row)
+        names = ", ".join(f"`{r}`" for r in present)
+        tables.append(f"Readings {names}:\n\n" + markdown_table(header, body))
+    table = "\n\n".join(tables)
+    return table + "\n\n" + _legend(keys) if own else table
+
+
+def sanity_table(claims: Sequence[Claim], keys: dict[str, str] | None = None) -> str:
+    """The sanity checks: item, expected, ours, why it cannot fail, settings, result."""
+    own = keys is None
+    keys = _settings_keys(claims, {} if keys is None else keys)
+    header = ("item", "expected", "ours", "why it cannot fail", "settings", "result")
+    rows = [
+        (
+            f"[{c.reading}] {c.item}" if c.reading else c.item,
+            c.paper_value,
+            c.ours,
+            c.why,
+            keys[c.settings],
+            {"pass": "holds", "miss": "**fails**", "reported": "reported"}[c.mark],
+        )
+        for c in claims
+    ]
+    table = markdown_table(header, rows)
+    return table + "\n\n" + _legend(keys) if own else table
 
 
 def _escape_text(text: str) -> str:
@@ -311,27 +557,62 @@ def _escape_text(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
-def render_summary(results: Sequence[PaperResult], header: str) -> str:
-    """The whole summary: ``header`` (command, date, mode), the per-paper counts, then per
-    paper its claims table, notes and figures beside the paper's stated trends."""
-    parts = [header.rstrip()]
+def overview_table(results: Sequence[PaperResult]) -> str:
+    """Per paper (per reading where the paper is ambiguous): paper claims, pass, miss,
+    reported, sanity checks apart (held / failed), seconds."""
     rows = []
     for r in results:
-        n = r.counts()
-        rows.append(
-            (r.title, len(r.claims), n["pass"], n["miss"], n["reported"], f"{r.seconds:.1f}")
-        )
+        for reading, n in r.count_rows():
+            claims = n["pass"] + n["miss"] + n["reported"]
+            sanity = f"{n['sanity'] - n['sanity_failed']} held"
+            if n["sanity_failed"]:
+                sanity += f", **{n['sanity_failed']} failed**"
+            rows.append(
+                (r.title, reading or "—", claims, n["pass"], n["miss"], n["reported"], sanity,
+                 f"{r.seconds:.1f}")
+            )  # fmt: skip
+    header = ("paper", "reading", "paper claims", "pass", "miss", "reported", "sanity checks")
+    return markdown_table((*header, "seconds"), rows)
+
+
+def render_summary(results: Sequence[PaperResult], header: str) -> str:
+    """The whole summary: ``header`` (command, date, mode), the overview (paper claims per
+    reading; sanity checks in their own column), then per paper its notes, the claims that
+    hold for every reading, the reading-dependent claims side by side, the sanity checks apart,
+    and the figures beside the paper's stated trends."""
+    parts = [header.rstrip()]
     parts.append(
         "## Overview\n\n"
-        + markdown_table(("paper", "claims", "pass", "miss", "reported", "seconds"), rows)
+        + overview_table(results)
+        + "\n\nA paper with an ambiguity has one row per reading: its counts are those of the "
+        "claims under that reading plus the claims that hold for every reading. Rows of one "
+        "paper are alternatives; do not add them. Sanity checks hold by construction and are "
+        "not reproductions: they are never counted as passes."
     )
     for r in results:
         section = [f"## {r.title}"]
         if r.error is not None:
             section.append(f"**The experiment failed to run:** {escape_cell(r.error)}")
         section += r.notes
-        if r.claims:
-            section.append(claims_table(r.claims))
+        keys: dict[str, str] = {}
+        shared = [c for c in r.paper_claims() if not c.reading]
+        varied = [c for c in r.paper_claims() if c.reading]
+        checks = r.sanity_checks()
+        if shared:
+            title = "### Paper claims" + (" (every reading)" if varied else "")
+            section.append(f"{title}\n\n" + claims_table(shared, keys))
+        if varied:
+            section.append(
+                "### Paper claims under each reading, side by side (none preferred)\n\n"
+                + readings_table(varied, r.readings(), keys)
+            )
+        if checks:
+            section.append(
+                "### Sanity checks (hold by construction; not counted as reproductions)\n\n"
+                + sanity_table(checks, keys)
+            )
+        if keys:
+            section.append(_legend(keys))
         for fig in r.figures:
             text = f"**{fig.title}**. The paper: {fig.paper_trend}"
             if fig.settings:
