@@ -29,7 +29,8 @@ import pytest
 from anonlab import AnonlabError, Hierarchy, Release, Table
 from anonlab.anonymize import generalize, lattice
 from anonlab.models import check
-from anonlab.release_io import _cover_mask, import_generalized, load_release
+from anonlab.release_io import import_generalized, load_release
+from anonlab.release_io.labels import cover_mask
 from anonlab.utility import average_class_size, discernibility, measure
 from anonlab.utility.arx_loss import arx_loss, combine_losses
 from anonlab.utility.information_loss import precision_loss
@@ -132,14 +133,14 @@ def test_arx_age_labels_are_read_through_the_hierarchy_not_as_ranges(adult7):
     intervals are (a-1, b]); read as numeric ranges those labels would miss both, which made
     ARX's releases fit no published class."""
     ages = adult7.values["age"].astype(int)
-    covered = ages[_cover_mask(adult7, "age", "15-19", level=1)].tolist()
+    covered = ages[cover_mask(adult7, "age", "15-19", level=1)].tolist()
     assert covered == [17, 18, 19, 20]  # adult-train has no age 16
-    assert 40 in ages[_cover_mask(adult7, "age", "20-39", level=3)].tolist()
-    assert 20 not in ages[_cover_mask(adult7, "age", "20-39", level=3)].tolist()
+    assert 40 in ages[cover_mask(adult7, "age", "20-39", level=3)].tolist()
+    assert 20 not in ages[cover_mask(adult7, "age", "20-39", level=3)].tolist()
     # Without the level hint too: a node of the hierarchy comes before a numeric range.
-    assert 20 in ages[_cover_mask(adult7, "age", "15-19")].tolist()
+    assert 20 in ages[cover_mask(adult7, "age", "15-19")].tolist()
     # A label the hierarchy lacks is still read as a range.
-    assert ages[_cover_mask(adult7, "age", "[17-19]")].tolist() == [17, 18, 19]
+    assert ages[cover_mask(adult7, "age", "[17-19]")].tolist() == [17, 18, 19]
 
 
 def test_import_arx_5_anonymous_release_as_arx_writes_it(adult7, tmp_path, partition_of):

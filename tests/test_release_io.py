@@ -18,7 +18,6 @@ from anonlab.hierarchy import Hierarchy
 from anonlab.release import Release
 from anonlab.release_io import (
     PUBLISHED_SENSITIVE,
-    _plan,
     atomic_directory,
     bucketized_frames,
     generalized_frame,
@@ -27,6 +26,7 @@ from anonlab.release_io import (
     load_release,
     save_release,
 )
+from anonlab.release_io.export import _plan
 from anonlab.table import Table
 
 CITY = Hierarchy(

@@ -24,7 +24,8 @@ from anonlab.anonymize import anatomy, mondrian
 from anonlab.atomic_output import MARKER, atomic_directory, atomic_write_text
 from anonlab.errors import AnonlabError
 from anonlab.hierarchy import Hierarchy
-from anonlab.release_io import _canonical, _file_table, load_release, save_release
+from anonlab.release_io import load_release, save_release
+from anonlab.release_io.folder import _canonical, _file_table
 from anonlab.table import Table
 
 

@@ -15,12 +15,12 @@ from hypothesis import strategies as st
 from anonlab.anonymize import anonymize, available
 from anonlab.attacks.asap_checker import (
     MAX_RECORDS,
-    _multiset_permutations,
     asap_check,
     candidate_worlds,
     check_release,
     count_worlds,
 )
+from anonlab.attacks.asap_checker.worlds import _multiset_permutations
 from anonlab.errors import AnonlabError
 from anonlab.table import Table
 

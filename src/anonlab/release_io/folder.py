@@ -1,0 +1,370 @@
+"""Save and load a release folder: the publisher's copy, the export, checksums and the seal.
+
+Directory layout written by :func:`save_release`::
+
+    DIR/manifest.json                  how it was made, checksums of every file, a keyed seal
+    DIR/.anonlab                       marks DIR as anonlab's (so --force may replace it)
+    DIR/publisher/records.parquet      ground truth: input row id, group, original values
+    DIR/publisher/export-key           the secret export key (see anonlab.export_order)
+    DIR/publisher/hierarchies/*.csv    the hierarchies used (ARX format)
+    DIR/published/...                  the export: generalized.csv, or qit.csv + st.csv
+
+Only ``published/`` is meant to leave the publisher. Its row order and group ids come from the
+secret export key (:mod:`anonlab.export_order`), never from the seed or the input order; groups'
+sensitive values are given as counts sorted by value (never in member order); no input row id or
+original sensitive value is written there; text cells a spreadsheet would run as a formula are
+guarded (:mod:`anonlab.formula_guard`). ``publisher/`` is readable by its owner only.
+
+Tamper evidence: the manifest lists the SHA-256 and size of every file under ``publisher/`` and
+``published/`` and is sealed with an HMAC under the export key. :func:`load_release` refuses a
+release whose manifest does not validate (:mod:`anonlab.manifest`), whose seal or any checksum
+does not match, that holds a symbolic link, a file the manifest does not list or a name that
+leaves the folder, or whose records contradict the manifest (row count, group ids 0..G-1 each
+used, unique non-negative row ids). The seal stops edits made without the key; someone who can
+read ``publisher/`` has the key, so it is evidence of tampering, not a signature.
+
+Everything is written to a temporary directory first and renamed into place, so a failure leaves
+no half-written output (:mod:`anonlab.atomic_output`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from anonlab import export_order
+from anonlab.atomic_output import atomic_directory, owner_only
+from anonlab.errors import AnonlabError
+from anonlab.hierarchy import Hierarchy
+from anonlab.manifest import FORMAT, FORMAT_VERSION, RECORDS_FILE
+from anonlab.release import Release
+from anonlab.release_io.export import export_key_of, write_published
+from anonlab.release_io.labels import codes_of
+from anonlab.schema import ColumnType
+from anonlab.table import (
+    GROUP_ID_COLUMN,
+    PUBLISHED_SENSITIVE_COLUMN,
+    ROW_ID_COLUMN,
+    Table,
+)
+
+PUBLISHED_SENSITIVE = PUBLISHED_SENSITIVE_COLUMN
+# Column names of the publisher's records file; no data column may have them (table.py).
+_ROW_ID, _GROUP = ROW_ID_COLUMN, GROUP_ID_COLUMN
+# Manifest fields that save_release writes from the files, not from the release.
+_FILE_FIELDS = ("published_files", "files", "format", "format_version", "seal")
+
+_SAFE_FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+
+
+def _hierarchy_files(table: Table) -> dict[str, str]:
+    """Relative path of each attribute's hierarchy file: ``<name>.csv`` where the name is a
+    plain file name, else ``attribute-<i>.csv`` (a name such as ``../../x`` or ``a/b`` never
+    becomes a path; names equal up to case get distinct files)."""
+    out: dict[str, str] = {}
+    used: set[str] = set()
+    for i, a in enumerate(table.schema.attributes):
+        if a.hierarchy is None:
+            continue
+        base = a.name
+        if not _SAFE_FILE_NAME.fullmatch(base) or base.endswith(".") or base.lower() in used:
+            base = f"attribute-{i}"
+        used.add(base.lower())
+        out[a.name] = f"publisher/hierarchies/{base}.csv"
+    return out
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _file_table(root: Path) -> dict[str, dict]:
+    """SHA-256 and size of every file under ``publisher/`` and ``published/``."""
+    files = {}
+    for top in ("publisher", "published"):
+        for p in sorted((root / top).rglob("*")):
+            if p.is_file():
+                rel = p.relative_to(root).as_posix()
+                files[rel] = {"sha256": _sha256(p), "bytes": p.stat().st_size}
+    return files
+
+
+def _canonical(manifest: dict) -> bytes:
+    """The manifest as the seal covers it: every field but the seal, keys sorted."""
+    body = {k: v for k, v in manifest.items() if k != "seal"}
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), default=_json_default).encode()
+
+
+def save_release(
+    release: Release,
+    out: str | os.PathLike,
+    force: bool = False,
+    export_key: bytes | None = None,
+) -> Path:
+    """Save the publisher's copy and the export to directory ``out`` (atomically).
+
+    ``export_key`` (32 bytes) fixes the published row order and group ids; without it the
+    release's own key is used (one loaded from a release directory has its saved key), else a
+    fresh one is drawn. The key is written to ``publisher/export-key``; the same release and the
+    same key give byte-identical files.
+    """
+    table = release.table
+    if export_key is not None:
+        if not isinstance(export_key, bytes) or len(export_key) != export_order.KEY_BYTES:
+            raise AnonlabError(
+                f"export_key must be {export_order.KEY_BYTES} bytes (e.g. "
+                "anonlab.export_order.new_export_key())"
+            )
+        release.export_key = export_key
+    key = export_key_of(release)
+    hierarchy_files = _hierarchy_files(table)
+    with atomic_directory(out, force) as tmp:
+        pub = tmp / "publisher"
+        (pub / "hierarchies").mkdir(parents=True)
+        frame = table.to_frame()
+        frame.insert(0, _GROUP, release.group)
+        frame.insert(0, _ROW_ID, table.row_id)
+        if release.published_sensitive is not None:
+            frame[PUBLISHED_SENSITIVE] = table.values[release.sensitive][
+                release.published_sensitive
+            ]
+        _to_parquet(frame, tmp / RECORDS_FILE)
+        schema = table.schema.to_json()
+        for entry in schema:
+            entry["hierarchy_file"] = hierarchy_files.get(entry["name"])
+            if entry["hierarchy_file"] is not None:
+                table.schema[entry["name"]].hierarchy.to_csv(tmp / entry["hierarchy_file"])
+        (tmp / export_order.KEY_FILE).write_text(export_order.key_to_text(key))
+        published = write_published(release, tmp / "published")
+        owner_only(pub)
+        manifest = {k: v for k, v in release.manifest.items() if k not in _FILE_FIELDS}
+        manifest.update(
+            format=FORMAT,
+            format_version=FORMAT_VERSION,
+            schema=schema,
+            published_files=published,
+            files=_file_table(tmp),
+        )
+        manifest["seal"] = export_order.mac(key, _canonical(manifest))
+        text = json.dumps(manifest, indent=2, default=_json_default)
+        (tmp / "manifest.json").write_text(text, encoding="utf-8")
+        os.chmod(tmp / "manifest.json", 0o600)
+    return Path(out)
+
+
+def _release_file(root: Path, rel: str, what: str) -> Path:
+    """``root/rel`` after checking that ``rel`` stays inside ``root`` and that no part of the
+    way is a symbolic link and the end is a regular file."""
+    parts = rel.split("/")
+    if (
+        not rel
+        or "\\" in rel
+        or rel.startswith("/")
+        or any(p in ("", ".", "..") for p in parts)
+        or ":" in parts[0]
+    ):
+        raise AnonlabError(
+            f"{what} {rel[:200]!r} in {str(root / 'manifest.json')!r} is not a path inside the "
+            "release folder (no '..', no absolute path); the release was edited by hand"
+        )
+    p = root
+    for part in parts:
+        p = p / part
+        if p.is_symlink():
+            raise AnonlabError(
+                f"{str(p)!r} is a symbolic link; a release holds only its own files (copy the "
+                "release folder with its files, not links)"
+            )
+    if not p.is_file():
+        raise AnonlabError(
+            f"release file {str(p)!r} is missing (the manifest lists it); the release folder "
+            "is incomplete"
+        )
+    return p
+
+
+def _read_manifest(path: Path) -> dict:
+    from anonlab.manifest import read_manifest
+
+    mpath = path / "manifest.json"
+    if not mpath.exists() and not mpath.is_symlink():
+        raise AnonlabError(
+            f"{str(path)!r} is not a release directory (no manifest.json); make one with "
+            "`anonlab anonymize ... --out DIR` or import one with `anonlab import`"
+        )
+    return read_manifest(mpath)
+
+
+def _check_files(path: Path, manifest: dict) -> bytes:
+    """Check every listed file (inside, no link, size, SHA-256), that every file under
+    ``publisher/`` and ``published/`` is listed, and the seal; return the export key."""
+    files = manifest["files"]  # lists the records, published and hierarchy files (validated)
+    if export_order.KEY_FILE not in files:
+        raise AnonlabError(
+            f"{str(path / 'manifest.json')!r}: files has no entry for "
+            f"{export_order.KEY_FILE!r}; the manifest was edited by hand"
+        )
+    for rel, info in files.items():
+        p = _release_file(path, rel, "file")
+        size = p.stat().st_size
+        if size != info["bytes"] or _sha256(p) != info["sha256"]:
+            raise AnonlabError(
+                f"release file {str(p)!r} was changed after the release was written: it does "
+                f"not match its {'size' if size != info['bytes'] else 'SHA-256'} in "
+                "manifest.json; restore it or make the release again"
+            )
+    for top in ("publisher", "published"):
+        for p in (path / top).rglob("*"):
+            rel = p.relative_to(path).as_posix()
+            if p.is_symlink():
+                raise AnonlabError(f"{str(p)!r} is a symbolic link; a release holds its own files")
+            if p.is_file() and rel not in files:
+                raise AnonlabError(
+                    f"{str(p)!r} is not a file of this release (the manifest does not list it); "
+                    "remove it"
+                )
+    key_path = path / export_order.KEY_FILE
+    key = export_order.parse_export_key(
+        key_path.read_bytes()[:1024].decode("ascii", errors="replace"), repr(str(key_path))
+    )
+    if not hmac.compare_digest(manifest["seal"], export_order.mac(key, _canonical(manifest))):
+        raise AnonlabError(
+            f"{str(path / 'manifest.json')!r} was changed after the release was written (its "
+            "seal does not match); restore it or make the release again"
+        )
+    return key
+
+
+def _check_records(frame: pd.DataFrame, manifest: dict, source: str) -> None:
+    """The records file agrees with the manifest: columns, row count, ids and groups."""
+    names = [a["name"] for a in manifest["schema"]]
+    missing = [c for c in [_ROW_ID, _GROUP, *names] if c not in frame.columns]
+    if missing:
+        raise AnonlabError(f"{source} lacks column(s) {missing[:10]}; the release is damaged")
+    if len(frame) != manifest["rows"]:
+        raise AnonlabError(
+            f"{source} has {len(frame):,} records but manifest.json says rows = "
+            f"{manifest['rows']:,}; the release is damaged"
+        )
+    for col in (_ROW_ID, _GROUP):
+        if not pd.api.types.is_integer_dtype(frame[col].dtype):
+            raise AnonlabError(
+                f"{source} column {col!r} holds {frame[col].dtype} values, not integers; the "
+                "release is damaged"
+            )
+    row_id = frame[_ROW_ID].to_numpy()
+    group = frame[_GROUP].to_numpy()
+    n_groups = manifest["groups"]
+    if len(row_id) and (row_id.min() < 0 or not _distinct(row_id)):
+        raise AnonlabError(
+            f"{source}: input row ids must be distinct non-negative integers; the release is "
+            "damaged"
+        )
+    if len(group) and (group.min() < 0 or group.max() >= n_groups):
+        raise AnonlabError(
+            f"{source}: group ids must lie in 0..{n_groups - 1} (manifest groups = {n_groups}), "
+            f"found {int(group.min())}..{int(group.max())}; the release is damaged"
+        )
+    used = int(np.count_nonzero(np.bincount(group, minlength=n_groups)))
+    if used != n_groups:
+        raise AnonlabError(
+            f"{source}: {used:,} groups are used but manifest.json says "
+            f"groups = {n_groups:,}; the release is damaged"
+        )
+
+
+def _distinct(ids: np.ndarray) -> bool:
+    """Whether non-negative integer ids are pairwise distinct (counting when the range is small,
+    as it is for input row ids; else a sort)."""
+    if int(ids.max()) < 4 * len(ids) + 1024:
+        return int(np.bincount(ids).max()) <= 1
+    ordered = np.sort(ids)
+    return bool(np.all(ordered[1:] != ordered[:-1]))
+
+
+def _temporal_types(manifest: dict, schema: list[dict]) -> dict[str, str]:
+    """The date and datetime columns as the manifest's ``column_types`` records them, so that
+    a loaded release reads them back as dates (their labels are canonical ISO 8601)."""
+    decided = manifest.get("column_types") or {}
+    names = {a["name"] for a in schema}
+    return {
+        name: entry["type"]
+        for name, entry in decided.items()
+        if name in names
+        and isinstance(entry, dict)
+        and entry.get("type") in (ColumnType.DATE.value, ColumnType.DATETIME.value)
+    }
+
+
+def load_release(path: str | os.PathLike) -> Release:
+    """Load a release directory written by :func:`save_release`, after the checks listed in
+    the module docstring (any failure is an :class:`AnonlabError` naming the file or field)."""
+    path = Path(path)
+    manifest = _read_manifest(path)
+    key = _check_files(path, manifest)
+    records = path / RECORDS_FILE
+    try:
+        frame = pd.read_parquet(records)
+    except Exception as exc:  # pyarrow raises its own error types for damaged files
+        raise AnonlabError(f"cannot read {str(records)!r}: {exc}") from None
+    _check_records(frame, manifest, repr(str(records)))
+    schema = manifest["schema"]
+    hierarchies = {
+        a["name"]: Hierarchy.read_csv(path / a["hierarchy_file"], name=a["name"])
+        for a in schema
+        if a.get("hierarchy_file")
+    }
+    table = Table.from_frame(
+        frame,
+        quasi_identifiers=[a["name"] for a in schema if a["role"] == "quasi-identifier"],
+        sensitive=next(a["name"] for a in schema if a["role"] == "sensitive"),
+        insensitive=[a["name"] for a in schema if a["role"] == "insensitive"],
+        identifiers=[_ROW_ID, _GROUP]
+        + ([PUBLISHED_SENSITIVE] if PUBLISHED_SENSITIVE in frame.columns else []),
+        numeric=[a["name"] for a in schema if a["kind"] == "numeric"],
+        hierarchies=hierarchies,
+        types=_temporal_types(manifest, schema),
+        value_sets=[a["name"] for a in schema if a.get("value_sets")],
+    )
+    table.row_id = frame[_ROW_ID].to_numpy()
+    table.dropped = manifest.get("dropped", {})
+    published = None
+    if PUBLISHED_SENSITIVE in frame.columns:
+        published = codes_of(table, table.sensitive, frame[PUBLISHED_SENSITIVE].to_numpy())
+    release = Release(
+        table,
+        frame[_GROUP].to_numpy(),
+        manifest["scheme"],
+        {k: v for k, v in manifest.items() if k not in _FILE_FIELDS},
+        published,
+        manifest.get("levels"),
+        manifest.get("reference_counts"),
+    )
+    release.export_key = key
+    return release
+
+
+def _to_parquet(frame: pd.DataFrame, path: Path) -> None:
+    frame.to_parquet(path, index=False, compression="zstd")
+
+
+def _json_default(obj: object) -> object:
+    """NumPy scalars and arrays as JSON (``json.dumps(..., default=...)``)."""
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return float(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    raise TypeError(f"not JSON serializable: {type(obj).__name__}")
