@@ -9,35 +9,24 @@ import typer
 
 from anonlab.anonymize import registry
 from anonlab.cli.common import (
-    DATA,
-    DATASET,
-    DROP_MISSING,
+    DATA_OPTIONS,
     EXPORT_KEY_FILE,
-    HIERARCHIES,
-    HIERARCHY_SET,
-    IDENTIFIERS,
-    INSENSITIVE,
     JSON,
-    QI,
     RESAMPLE,
-    SCHEMA,
     SEED,
-    SENSITIVE,
     SENSITIVE_VALUES,
-    TYPES,
-    UNASSIGNED,
-    VALUE_SETS,
+    DataOptions,
     check_group_sizes,
     check_workers_option,
     column_summary,
     emit_json,
-    load_table,
     parse_levels,
     resample_manifest,
     say,
     schema_manifest,
     schema_sensitive_values,
     stage,
+    takes_data_options,
 )
 from anonlab.errors import AnonlabError
 from anonlab.export_order import read_export_key
@@ -48,6 +37,7 @@ def register(app: typer.Typer, attack_app: typer.Typer) -> None:
     app.command()(anonymize)
 
 
+@takes_data_options()
 def anonymize(
     out_dir: Path = typer.Option(..., "--out", help="Release directory to write."),
     algorithm: str = typer.Option(
@@ -55,16 +45,7 @@ def anonymize(
         "--algorithm",
         help=f"{registry.listing()}.",
     ),
-    dataset: str | None = DATASET,
-    data: Path | None = DATA,
-    qi: str | None = QI,
-    sensitive: str | None = SENSITIVE,
-    insensitive: str | None = INSENSITIVE,
-    identifiers: str | None = IDENTIFIERS,
-    unassigned: str = UNASSIGNED,
-    types: str | None = TYPES,
-    schema: Path | None = SCHEMA,
-    value_sets: str | None = VALUE_SETS,
+    data: DataOptions = DATA_OPTIONS,
     sensitive_values: str | None = SENSITIVE_VALUES,
     as_one_value: bool = typer.Option(
         False,
@@ -140,9 +121,6 @@ def anonymize(
         help=f"{registry.by('fill')}: 'paper' (default; the printed fill order, which the ASAP "
         "checker shows leaks) or 'random' (ties and fill order at random; docs/asap.md).",
     ),
-    hierarchies: Path | None = HIERARCHIES,
-    hierarchy_set: str | None = HIERARCHY_SET,
-    drop_missing: bool = DROP_MISSING,
     resample: int | None = RESAMPLE,
     seed: int = SEED,
     cluster: str | None = typer.Option(
@@ -185,26 +163,13 @@ def anonymize(
                 f"one of {distributed_algorithms()}"
             )
     local = cluster is None and workers is None
-    table = load_table(
-        dataset,
-        data,
-        qi,
-        sensitive,
-        hierarchies,
-        hierarchy_set,
-        drop_missing,
-        resample,
-        seed,
+    table = data.load(
+        resample=resample,
+        seed=seed,
         algorithm=algorithm,
         memory_check=memory_check and local,
-        insensitive=insensitive,
-        identifiers=identifiers,
-        unassigned=unassigned,
-        types=types,
         as_json=as_json,
         publishes=True,
-        schema=schema,
-        value_sets=value_sets,
     )
     check_group_sizes(table.n_rows, k=k, l=l, m=m)  # before any array is sized from them
     # no group's members' exact values published as a set unless chosen (before the work)
@@ -230,7 +195,7 @@ def anonymize(
         max_checks=max_checks,
         max_seconds=max_seconds,
         scheme=scheme,
-        sensitive_values=schema_sensitive_values(sensitive_values, schema),
+        sensitive_values=schema_sensitive_values(sensitive_values, data.schema),
         as_one_value=True if as_one_value else None,
         levels=parse_levels(levels),
         min_expectation=min_exp,
@@ -250,9 +215,9 @@ def anonymize(
                 release = anonymize_distributed(table, algorithm, client, seed=seed, **params)
         elapsed = time.perf_counter() - t0
     if resample is not None:
-        release.manifest["resample"] = resample_manifest(resample, seed, dataset, data)
-    if schema is not None:  # the schema's roles, types and builder specs (never the data)
-        release.manifest["schema_file"] = schema_manifest(schema)
+        release.manifest["resample"] = resample_manifest(resample, seed, data.dataset, data.data)
+    if data.schema is not None:  # the schema's roles, types and builder specs (never the data)
+        release.manifest["schema_file"] = schema_manifest(data.schema)
     save_release(release, out_dir, force=force, export_key=key)
     summary = {
         "out": str(out_dir),

@@ -6,9 +6,13 @@ Command modules (``anonlab.cli.<topic>``) import from here and register their co
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
-from collections.abc import Iterator
+import typing
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -438,6 +442,109 @@ def jsonable(obj: object) -> object:
     if hasattr(obj, "to_json"):
         return obj.to_json()
     return str(obj)
+
+
+@dataclass(frozen=True)
+class DataOptions:
+    """The options that say which table a command reads and each column's role, type and
+    hierarchy: one definition for every command that loads the original table
+    (:func:`takes_data_options`); :meth:`load` is :func:`load_table` with them."""
+
+    dataset: str | None = None
+    data: Path | None = None
+    qi: str | None = None
+    sensitive: str | None = None
+    insensitive: str | None = None
+    identifiers: str | None = None
+    unassigned: str = "drop"
+    types: str | None = None
+    value_sets: str | None = None
+    schema: Path | None = None
+    hierarchies: Path | None = None
+    hierarchy_set: str | None = None
+    drop_missing: bool = False
+
+    def load(self, **options: Any):
+        """:func:`load_table` with these options and ``options`` (``as_json``, ``publishes``,
+        ``resample``, ``seed``, ``algorithm``, ``memory_check``)."""
+        return load_table(
+            self.dataset,
+            self.data,
+            self.qi,
+            self.sensitive,
+            self.hierarchies,
+            self.hierarchy_set,
+            self.drop_missing,
+            insensitive=self.insensitive,
+            identifiers=self.identifiers,
+            unassigned=self.unassigned,
+            types=self.types,
+            schema=self.schema,
+            value_sets=self.value_sets,
+            **options,
+        )
+
+
+#: The default of a command's ``data: DataOptions`` parameter (replaced by the options of
+#: :func:`takes_data_options`; Python wants a default after the command's own options).
+DATA_OPTIONS = DataOptions()
+
+
+def takes_data_options(*, leave_out: Sequence[str] = ()) -> Callable:
+    """Decorate a command whose function takes ``data: DataOptions``: the command line gets
+    every option of :class:`DataOptions` (but ``leave_out``) in their one definition
+    (``--dataset``, ``--data``, ``--qi``, ...), and the function one ``DataOptions``.
+
+    Typer reads the returned function's signature: the command's own parameters, with the data
+    options in the place of ``data``."""
+    definitions = {
+        "dataset": (DATASET, str | None),
+        "data": (DATA, Path | None),
+        "qi": (QI, str | None),
+        "sensitive": (SENSITIVE, str | None),
+        "insensitive": (INSENSITIVE, str | None),
+        "identifiers": (IDENTIFIERS, str | None),
+        "unassigned": (UNASSIGNED, str),
+        "types": (TYPES, str | None),
+        "value_sets": (VALUE_SETS, str | None),
+        "schema": (SCHEMA, Path | None),
+        "hierarchies": (HIERARCHIES, Path | None),
+        "hierarchy_set": (HIERARCHY_SET, str | None),
+        "drop_missing": (DROP_MISSING, bool),
+    }
+    names = [n for n in definitions if n not in leave_out]
+
+    def decorate(fn: Callable) -> Callable:
+        hints = typing.get_type_hints(fn)  # the module's own names (annotations are strings)
+        signature = inspect.signature(fn)
+        params: list[inspect.Parameter] = []
+        for param in signature.parameters.values():
+            if param.name != "data":
+                params.append(param.replace(annotation=hints.get(param.name, param.annotation)))
+                continue
+            for name in names:
+                option, annotation = definitions[name]
+                params.append(
+                    inspect.Parameter(
+                        f"data_{name}" if name == "data" else name,
+                        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                        default=option,
+                        annotation=annotation,
+                    )
+                )
+
+        @functools.wraps(fn)
+        def command(**kwargs: Any) -> Any:
+            given = {n: kwargs.pop(f"data_{n}" if n == "data" else n) for n in names}
+            return fn(data=DataOptions(**given), **kwargs)
+
+        command.__signature__ = signature.replace(  # type: ignore[attr-defined]
+            parameters=params, return_annotation=None
+        )
+        command.__annotations__ = {p.name: p.annotation for p in params} | {"return": None}
+        return command
+
+    return decorate
 
 
 def load_table(

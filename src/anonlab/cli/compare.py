@@ -12,44 +12,33 @@ from anonlab.anonymize import registry
 from anonlab.cli.common import (
     BOUNDS_DECIDE,
     CHAINS,
-    DATA,
-    DATASET,
-    DROP_MISSING,
+    DATA_OPTIONS,
     FOREGROUND_ATTRIBUTES,
-    HIERARCHIES,
-    HIERARCHY_SET,
-    IDENTIFIERS,
-    INSENSITIVE,
     JSON,
     K_MAX,
     MAX_RISK,
     MAX_SHARE_AT_RISK,
     MIN_EXP,
-    QI,
     QUERIES,
-    SCHEMA,
     SEED,
-    SENSITIVE,
     SENSITIVE_VALUES,
     SWEEPS,
     TARGETS,
-    TYPES,
-    UNASSIGNED,
-    VALUE_SETS,
     WORST_CASE_K,
+    DataOptions,
     add_row,
     audit_budget,
     check_group_sizes,
     column_summary,
     emit_json,
     err,
-    load_table,
     new_table,
     out,
     say,
     schema_sensitive_values,
     split_list,
     styled,
+    takes_data_options,
 )
 from anonlab.errors import AnonlabError
 
@@ -59,6 +48,7 @@ def register(app: typer.Typer, attack_app: typer.Typer) -> None:
     app.command("compare")(compare_command)
 
 
+@takes_data_options()
 def compare_command(
     algorithms: str = typer.Option(
         ...,
@@ -69,20 +59,8 @@ def compare_command(
     l_values: str = typer.Option(
         ..., "--l", help="ℓ values: a range LOW..HIGH (e.g. 2..6), a list (2,4,6) or one value."
     ),
-    dataset: str | None = DATASET,
-    data: Path | None = DATA,
-    qi: str | None = QI,
-    sensitive: str | None = SENSITIVE,
-    insensitive: str | None = INSENSITIVE,
-    identifiers: str | None = IDENTIFIERS,
-    unassigned: str = UNASSIGNED,
-    types: str | None = TYPES,
-    value_sets: str | None = VALUE_SETS,
-    schema: Path | None = SCHEMA,
+    data: DataOptions = DATA_OPTIONS,
     sensitive_values: str | None = SENSITIVE_VALUES,
-    hierarchies: Path | None = HIERARCHIES,
-    hierarchy_set: str | None = HIERARCHY_SET,
-    drop_missing: bool = DROP_MISSING,
     out_dir: Path = typer.Option(
         Path("anonlab-compare"), "--out", help="Folder for compare.html/json and each release."
     ),
@@ -135,23 +113,7 @@ def compare_command(
         targets, chains, sweeps, k_max, worst_case_k, queries, min_exp, foreground_attributes
     )
     chosen = split_list(stages)
-    table = load_table(
-        dataset,
-        data,
-        qi,
-        sensitive,
-        hierarchies,
-        hierarchy_set,
-        drop_missing,
-        insensitive=insensitive,
-        identifiers=identifiers,
-        unassigned=unassigned,
-        types=types,
-        as_json=as_json,
-        publishes=True,
-        value_sets=value_sets,
-        schema=schema,
-    )
+    table = data.load(as_json=as_json, publishes=True)
     if table.sensitive is None:
         raise AnonlabError("--sensitive is required to compare anonymizers")
     from anonlab.anonymize import publication_scheme
@@ -192,7 +154,7 @@ def compare_command(
             stages=chosen,
             budget=budget,
             mask_k=mask_k,
-            sensitive_values=schema_sensitive_values(sensitive_values, schema),
+            sensitive_values=schema_sensitive_values(sensitive_values, data.schema),
             seed=seed,
             progress=progress,
             thresholds=thresholds,

@@ -8,25 +8,15 @@ from pathlib import Path
 import typer
 
 from anonlab.cli.common import (
-    DATA,
-    DATASET,
+    DATA_OPTIONS,
     EXPORT_KEY_FILE,
-    HIERARCHIES,
-    HIERARCHY_SET,
-    IDENTIFIERS,
-    INSENSITIVE,
     JSON,
-    QI,
-    SCHEMA,
-    SENSITIVE,
-    TYPES,
-    UNASSIGNED,
-    VALUE_SETS,
+    DataOptions,
     column_summary,
     emit_json,
-    load_table,
     say,
     schema_manifest,
+    takes_data_options,
 )
 from anonlab.errors import AnonlabError
 from anonlab.export_order import read_export_key
@@ -37,6 +27,7 @@ def register(app: typer.Typer, attack_app: typer.Typer) -> None:
     app.command("import")(import_release)
 
 
+@takes_data_options(leave_out=("drop_missing",))
 def import_release(
     out_dir: Path = typer.Option(..., "--out", help="Release directory to write."),
     generalized: Path | None = typer.Option(
@@ -63,18 +54,7 @@ def import_release(
         help="--generalized: rows whose every quasi-identifier is '*' (ARX's suppressed "
         "records) are withheld from the release and counted as suppressed, as ARX counts them.",
     ),
-    dataset: str | None = DATASET,
-    data: Path | None = DATA,
-    qi: str | None = QI,
-    sensitive: str | None = SENSITIVE,
-    insensitive: str | None = INSENSITIVE,
-    identifiers: str | None = IDENTIFIERS,
-    unassigned: str = UNASSIGNED,
-    types: str | None = TYPES,
-    schema: Path | None = SCHEMA,
-    value_sets: str | None = VALUE_SETS,
-    hierarchies: Path | None = HIERARCHIES,
-    hierarchy_set: str | None = HIERARCHY_SET,
+    data: DataOptions = DATA_OPTIONS,
     export_key_file: Path | None = EXPORT_KEY_FILE,
     force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
     as_json: bool = JSON,
@@ -101,22 +81,7 @@ def import_release(
         raise AnonlabError("--withhold-suppressed applies to --generalized files only")
     require_output_free(out_dir, force)  # fail before any work
     key = None if export_key_file is None else read_export_key(export_key_file)
-    table = load_table(
-        dataset,
-        data,
-        qi,
-        sensitive,
-        hierarchies,
-        hierarchy_set,
-        insensitive=insensitive,
-        identifiers=identifiers,
-        unassigned=unassigned,
-        types=types,
-        as_json=as_json,
-        publishes=True,
-        schema=schema,
-        value_sets=value_sets,
-    )
+    table = data.load(as_json=as_json, publishes=True)
     if generalized is not None and qit is None and st is None:
         release = import_generalized(
             generalized,
@@ -129,8 +94,8 @@ def import_release(
         release = import_bucketized(qit, st, table, group_column=group_column or "group", sep=sep)
     else:
         raise AnonlabError("give either --generalized FILE or both --qit FILE and --st FILE")
-    if schema is not None:  # the schema's roles, types and builder specs (never the data)
-        release.manifest["schema_file"] = schema_manifest(schema)
+    if data.schema is not None:  # the schema's roles, types and builder specs (never the data)
+        release.manifest["schema_file"] = schema_manifest(data.schema)
     save_release(release, out_dir, force=force, export_key=key)
     summary = {
         "out": str(out_dir),

@@ -16,28 +16,18 @@ from pathlib import Path
 import typer
 
 from anonlab.cli.common import (
-    DATA,
-    DATASET,
-    DROP_MISSING,
-    HIERARCHIES,
-    HIERARCHY_SET,
-    IDENTIFIERS,
-    INSENSITIVE,
+    DATA_OPTIONS,
     JSON,
-    QI,
-    SCHEMA,
-    SENSITIVE,
-    TYPES,
-    UNASSIGNED,
+    DataOptions,
     add_column,
     add_row,
     column_summary,
     emit_json,
-    load_table,
     new_table,
     out,
     say,
     stage,
+    takes_data_options,
 )
 
 rules_app = typer.Typer(
@@ -116,24 +106,14 @@ def _print(rules, table, summary: dict, limit: int) -> None:
 
 
 @rules_app.command("mine")
+@takes_data_options(leave_out=("value_sets",))
 def mine(
-    dataset: str | None = DATASET,
-    data: Path | None = DATA,
-    qi: str | None = QI,
-    sensitive: str | None = SENSITIVE,
-    insensitive: str | None = INSENSITIVE,
-    identifiers: str | None = IDENTIFIERS,
-    unassigned: str = UNASSIGNED,
-    types: str | None = TYPES,
-    schema: Path | None = SCHEMA,
+    data: DataOptions = DATA_OPTIONS,
     min_exp: float = MIN_EXP,
     max_conditions: int = MAX_CONDITIONS,
     out_file: Path | None = typer.Option(None, "--out", help="Write the rule file (JSON)."),
     force: bool = typer.Option(False, "--force", help="Replace the --out file if it exists."),
     limit: int = typer.Option(50, "--limit", help="Rules shown in the table (>= 0)."),
-    hierarchies: Path | None = HIERARCHIES,
-    hierarchy_set: str | None = HIERARCHY_SET,
-    drop_missing: bool = DROP_MISSING,
     as_json: bool = JSON,
 ) -> None:
     """Mine X ⇒ ¬s rules (confidence 1, expectation ≥ minExp) and their Figure 3 distribution."""
@@ -146,28 +126,14 @@ def mine(
     check_int("max_conditions", max_conditions, minimum=1)
     check_int("limit", limit, minimum=0)
     require_file_free(out_file, "--out", force)
-    table = load_table(
-        dataset,
-        data,
-        qi,
-        sensitive,
-        hierarchies,
-        hierarchy_set,
-        drop_missing,
-        insensitive=insensitive,
-        identifiers=identifiers,
-        unassigned=unassigned,
-        types=types,
-        as_json=as_json,
-        schema=schema,
-    )
+    table = data.load(as_json=as_json)
     with stage(f"mining rules on {table.n_rows:,} records", as_json):
         t0 = time.perf_counter()
         rules = mine_negative_rules(table, min_exp, max_conditions)
         seconds = time.perf_counter() - t0
     if out_file is not None:
         rules.write(out_file)
-    summary = _summary(rules, table, seconds, str(dataset or data))
+    summary = _summary(rules, table, seconds, str(data.dataset or data.data))
     summary["columns"] = column_summary(table)
     if out_file is not None:
         summary["out"] = str(out_file)
@@ -180,21 +146,11 @@ def mine(
 
 
 @rules_app.command("show")
+@takes_data_options(leave_out=("value_sets",))
 def show(
     rule_file: Path = typer.Argument(..., help="A rule file written by `anonlab rules mine`."),
-    dataset: str | None = DATASET,
-    data: Path | None = DATA,
-    qi: str | None = QI,
-    sensitive: str | None = SENSITIVE,
-    insensitive: str | None = INSENSITIVE,
-    identifiers: str | None = IDENTIFIERS,
-    unassigned: str = UNASSIGNED,
-    types: str | None = TYPES,
-    schema: Path | None = SCHEMA,
+    data: DataOptions = DATA_OPTIONS,
     limit: int = typer.Option(50, "--limit", help="Rules shown in the table."),
-    hierarchies: Path | None = HIERARCHIES,
-    hierarchy_set: str | None = HIERARCHY_SET,
-    drop_missing: bool = DROP_MISSING,
     as_json: bool = JSON,
 ) -> None:
     """Read a rule file against a table (names checked) and show its rules and distribution."""
@@ -202,23 +158,9 @@ def show(
     from anonlab.mining import NegativeRuleSet
 
     check_int("limit", limit, minimum=0)
-    table = load_table(
-        dataset,
-        data,
-        qi,
-        sensitive,
-        hierarchies,
-        hierarchy_set,
-        drop_missing,
-        insensitive=insensitive,
-        identifiers=identifiers,
-        unassigned=unassigned,
-        types=types,
-        as_json=as_json,
-        schema=schema,
-    )
+    table = data.load(as_json=as_json)
     rules = NegativeRuleSet.read(rule_file, table)
-    summary = _summary(rules, table, None, str(dataset or data))
+    summary = _summary(rules, table, None, str(data.dataset or data.data))
     summary["columns"] = column_summary(table)
     summary["rule_file"] = str(rule_file)
     if as_json:
