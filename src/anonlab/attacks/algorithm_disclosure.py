@@ -408,10 +408,7 @@ def _judge(
         for p in DATA_PARAMETERS
         if p in m["parameters"]
     ]
-    return Finding(
-        key=ATTACK.name,
-        title=ATTACK.title,
-        paper=ATTACK.paper,
+    return ATTACK.finding(
         attacker=f"knows the publishing algorithm ({inference.detail['algorithm']}) and its "
         "parameters, and every record's quasi-identifiers and group",
         promise="knowing the algorithm changes no one's posterior",

@@ -259,6 +259,12 @@ class Attack:
     order: int = 100
     command: str = ""
 
+    def finding(self, **fields: Any) -> Finding:
+        """A :class:`~anonlab.finding.Finding` of this attack: its key, title, paper and
+        attacker from the record, the rest (and any override) from ``fields``."""
+        own = {"key": self.name, "title": self.title, "paper": self.paper}
+        return Finding(**{**own, "attacker": self.attacker, **fields})
+
 
 _ATTACKS = NamedRegistry("attack", Attack)
 _REGISTRY = _ATTACKS.records

@@ -329,10 +329,7 @@ def _judge(
         )
     top = worst[0] if worst else None
     example = rules.rules[0] if len(rules.rules) else None
-    return Finding(
-        key=ATTACK.name,
-        title=ATTACK.title,
-        paper=ATTACK.paper,
+    return ATTACK.finding(
         attacker=f"knows {knowledge.words}",
         example=None if example is None else f"a mined rule: {example}",
         promise=f"at least ℓ = {l} possible values per record",

@@ -270,10 +270,7 @@ def _judge(
                 ),
             }
         )
-    return Finding(
-        key=ATTACK.name,
-        title=ATTACK.title,
-        paper=ATTACK.paper,
+    return ATTACK.finding(
         attacker=f"knows every record's group and k basic implications about anyone's sensitive "
         f"values; the verdict is at k = {k_verdict}, the curve runs to k = {k_max}",
         promise=f"{words}, against k = {k_verdict} implication(s) ((c,k)-safety, c = the promise)",

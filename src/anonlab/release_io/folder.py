@@ -1,30 +1,7 @@
 """Save and load a release folder: the publisher's copy, the export, checksums and the seal.
 
-Directory layout written by :func:`save_release`::
-
-    DIR/manifest.json                  how it was made, checksums of every file, a keyed seal
-    DIR/.anonlab                       marks DIR as anonlab's (so --force may replace it)
-    DIR/publisher/records.parquet      ground truth: input row id, group, original values
-    DIR/publisher/export-key           the secret export key (see anonlab.export_order)
-    DIR/publisher/hierarchies/*.csv    the hierarchies used (ARX format)
-    DIR/published/...                  the export: generalized.csv, or qit.csv + st.csv
-
-Only ``published/`` is meant to leave the publisher. Its row order and group ids come from the
-secret export key (:mod:`anonlab.export_order`), never from the seed or the input order; groups'
-sensitive values are given as counts sorted by value (never in member order); no input row id or
-original sensitive value is written there; text cells a spreadsheet would run as a formula are
-guarded (:mod:`anonlab.formula_guard`). ``publisher/`` is readable by its owner only.
-
-Tamper evidence: the manifest lists the SHA-256 and size of every file under ``publisher/`` and
-``published/`` and is sealed with an HMAC under the export key. :func:`load_release` refuses a
-release whose manifest does not validate (:mod:`anonlab.manifest`), whose seal or any checksum
-does not match, that holds a symbolic link, a file the manifest does not list or a name that
-leaves the folder, or whose records contradict the manifest (row count, group ids 0..G-1 each
-used, unique non-negative row ids). The seal stops edits made without the key; someone who can
-read ``publisher/`` has the key, so it is evidence of tampering, not a signature.
-
-Everything is written to a temporary directory first and renamed into place, so a failure leaves
-no half-written output (:mod:`anonlab.atomic_output`).
+The folder's layout, what may leave the publisher, the tamper evidence and the atomic writes
+are described once, in the package docstring (:mod:`anonlab.release_io`).
 """
 
 from __future__ import annotations

@@ -102,11 +102,7 @@ def _judge(
                 "correct": bool(j == truth[i]),
             }
         )
-    return Finding(
-        key=ATTACK.name,
-        title=ATTACK.title,
-        paper=ATTACK.paper,
-        attacker=ATTACK.attacker,
+    return ATTACK.finding(
         promise=words,
         verdict="at risk" if risk.any() else "pass",
         headline=f"{int(risk.sum()):,} of {len(rows):,} targets have their true value inferred "

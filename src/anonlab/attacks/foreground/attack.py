@@ -110,11 +110,7 @@ def _judge(
             share_by_set[" ∧ ".join(attrs) or "(none)"] = float(risk[sel].sum()) / max(
                 1, release.table.n_rows
             )
-    return Finding(
-        key=ATTACK.name,
-        title=ATTACK.title,
-        paper=ATTACK.paper,
-        attacker=ATTACK.attacker,
+    return ATTACK.finding(
         promise=words,
         verdict="at risk" if risk.any() else "pass",
         headline=f"{int(risk.sum()):,} records have their sensitive value inferred above "
