@@ -278,7 +278,9 @@ def test_stage_descriptions_are_not_markup(monkeypatch):
 
     buffer = io.StringIO()
     console = Console(file=buffer, force_terminal=True, width=200)
-    monkeypatch.setattr(common, "err", console)
+    from anonlab.cli import output
+
+    monkeypatch.setattr(output, "err", console)  # the console stage() prints on
     with common.stage("[/]closing [bold]tag"):  # markup would raise MarkupError here
         pass
     assert "[/]closing [bold]tag" in buffer.getvalue()

@@ -1,4 +1,5 @@
-"""Shared pieces of the command line: the apps, consoles, option vocabulary and plumbing.
+"""Shared pieces of the command line: the apps, and (re-exported) the consoles and printing
+(:mod:`.output`), the option vocabulary (:mod:`.options`) and loading (:mod:`.loading`).
 
 Command modules (``anonlab.cli.<topic>``) import from here and register their commands with
 ``register(app, attack_app)``; this module imports no command module, so there is no cycle.
@@ -6,28 +7,84 @@ Command modules (``anonlab.cli.<topic>``) import from here and register their co
 
 from __future__ import annotations
 
-import functools
-import inspect
-import json
-import typing
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
-from functools import partial
-from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pandas as pd
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-from rich.table import Table as RichTable
-from rich.text import Text
 
-from anonlab.errors import AnonlabError
-from anonlab.report.budget import AuditBudget
+from anonlab.cli.loading import (
+    DATA_OPTIONS,
+    DataOptions,
+    data_separator,
+    hierarchy_files,
+    load_table,
+    open_release,
+    read_header,
+    resample_manifest,
+    schema_manifest,
+    schema_sensitive_values,
+    separator_note,
+    takes_data_options,
+    truth_from_data,
+)
+from anonlab.cli.options import (
+    BOUNDS_DECIDE,
+    CHAINS,
+    CLUSTER,
+    DATA,
+    DATASET,
+    DROP_MISSING,
+    EXPORT_KEY_FILE,
+    FOREGROUND_ATTRIBUTES,
+    HIERARCHIES,
+    HIERARCHY_SET,
+    IDENTIFIERS,
+    INSENSITIVE,
+    JSON,
+    K_MAX,
+    MAX_RISK,
+    MAX_SHARE_AT_RISK,
+    MIN_EXP,
+    QI,
+    QUERIES,
+    RESAMPLE,
+    SCHEMA,
+    SEED,
+    SENSITIVE,
+    SENSITIVE_VALUES,
+    SWEEPS,
+    TARGETS,
+    TYPES,
+    UNASSIGNED,
+    VALUE_SETS,
+    WORKERS,
+    WORST_CASE_K,
+    audit_budget,
+    check_group_sizes,
+    check_workers_option,
+    client_from_options,
+    parse_levels,
+    parse_types,
+    split_list,
+)
+from anonlab.cli.output import (
+    Cell,
+    add_column,
+    add_row,
+    column_lines,
+    column_summary,
+    drop_notes,
+    emit_json,
+    err,
+    esc,
+    flush_notes,
+    format_value,
+    jsonable,
+    new_table,
+    note,
+    out,
+    plain,
+    say,
+    stage,
+    styled,
+)
 
 app = typer.Typer(
     name="anonlab",
@@ -36,886 +93,84 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-# User data (values, column names, paths, rules, messages that quote them) must never be read
-# as console markup (``[bold]``, ``[/]``, ``[link=...]``: a crash or silent styling) nor as
-# emoji codes (``:smile:``). The one mechanism: whatever holds user data is printed as a Text
-# (never parsed), through the helpers below: :func:`say` for a line, :func:`new_table` and
-# :func:`add_row` for tables, :func:`styled` for the CLI's own colours. The consoles keep markup
-# on for literal CLI strings; code that still writes markup around data escapes it with
-# :func:`esc` (``rich.markup.escape``).
-out = Console(emoji=False, highlight=False)
-err = Console(stderr=True, emoji=False, highlight=False)
-
-Cell = str | Text
-
-
-def esc(value: object) -> str:
-    """``value`` as text that console markup shows as itself (``rich.markup.escape``)."""
-    return escape(str(value))
-
-
-def plain(value: object) -> Text:
-    """``value`` as a Text that is never read as markup (a str) or kept as it is (a Text)."""
-    return value if isinstance(value, Text) else Text(str(value))
-
-
-def styled(text: object, style: str) -> Text:
-    """``text`` in ``style`` (e.g. ``"green"``, ``"bold"``), never read as console markup: the
-    one way the CLI colours output (a cell ``styled("yes", "green")``, a line
-    ``say(styled(name, "bold"), ": ", citation)``)."""
-    return Text(str(text), style=style)
-
-
-def say(*parts: Cell, console: Console | None = None, **options: Any) -> None:
-    """Print one line made of ``parts``: each str literally (user data safe), each Text with
-    its style. ``options`` go to ``Console.print`` (e.g. ``soft_wrap=True``)."""
-    (console or out).print(Text.assemble(*(plain(p) for p in parts)), **options)
-
-
-def new_table(title: Cell | None = None, **options: Any) -> RichTable:
-    """A rich Table whose title is shown literally (titles quote paths and names)."""
-    return RichTable(title=None if title is None else plain(title), **options)
-
-
-def add_column(table: RichTable, header: Cell, **options: Any) -> None:
-    """Add a column whose header is shown literally (headers quote column names)."""
-    table.add_column(plain(header), **options)
-
-
-def format_value(value: object) -> str:
-    """A table cell for a measured value: floats to 4 significant digits, anything else as str."""
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    return str(value)
-
-
-def add_row(table: RichTable, *cells: Cell) -> None:
-    """Add a row: str cells literally (they hold data), Text cells with their style."""
-    table.add_row(*(plain(c) for c in cells))
-
-
-DATASET = typer.Option(None, "--dataset", help="A bundled dataset (see `anonlab datasets`).")
-DATA = typer.Option(None, "--data", help="A CSV (header row) or Parquet file.")
-QI = typer.Option(None, "--qi", help="Quasi-identifiers, comma-separated.")
-SENSITIVE = typer.Option(None, "--sensitive", help="The sensitive attribute.")
-INSENSITIVE = typer.Option(
-    None,
-    "--insensitive",
-    help="Columns published as they are (not generalized), comma-separated.",
-)
-IDENTIFIERS = typer.Option(
-    None,
-    "--identifiers",
-    help="Direct identifiers (names, record ids), comma-separated: dropped, never published.",
-)
-UNASSIGNED = typer.Option(
-    "drop",
-    "--unassigned",
-    help="A column of --data given no role: 'drop' (left out; the command names it) or "
-    "'error' (refused, listing every such column).",
-)
-TYPES = typer.Option(
-    None,
-    "--types",
-    help="Declared column types overriding inference, e.g. zip=text,age=integer,"
-    "stay=decimal,sex=categorical,born=date (types: text, integer, decimal, categorical, "
-    "date, datetime; dates in ISO 8601).",
-)
-# The audit's budget (anonlab.report.budget.AuditBudget): one definition of each option and
-# its default, shared by `anonlab audit` and `anonlab compare`.
-TARGETS = typer.Option(AuditBudget.targets, "--targets", help="deFinetti: random targets.")
-CHAINS = typer.Option(AuditBudget.chains, "--chains", help="deFinetti: chains.")
-SWEEPS = typer.Option(AuditBudget.sweeps, "--sweeps", help="deFinetti: sweeps per chain.")
-K_MAX = typer.Option(AuditBudget.k_max, "--k-max", help="Worst case: largest k of the curve.")
-WORST_CASE_K = typer.Option(
-    AuditBudget.worst_case_k,
-    "--worst-case-k",
-    help="Worst case: the verdict's k (records above the promise after k implications).",
-)
-QUERIES = typer.Option(AuditBudget.queries, "--queries", help="COUNT queries in the workload.")
-MIN_EXP = typer.Option(
-    AuditBudget.min_expectation, "--min-exp", help="Negative rules: minExp in (0, 1)."
-)
-FOREGROUND_ATTRIBUTES = typer.Option(
-    AuditBudget.foreground_attributes,
-    "--foreground-attributes",
-    help="Foreground: largest attribute set (0: all).",
-)
-
-
-# The publisher's thresholds for the decision to release (anonlab.report.decision.Thresholds),
-# shared by `anonlab audit` and `anonlab compare`.
-MAX_RISK = typer.Option(
-    0.2,
-    "--max-risk",
-    help="Release threshold: highest re-identification risk (0.2 = classes of at least 5; "
-    "0.09 or 0.05 for a public release).",
-)
-MAX_SHARE_AT_RISK = typer.Option(
-    0.05,
-    "--max-share-at-risk",
-    help="Release threshold: largest share of records at risk under any one attack.",
-)
-BOUNDS_DECIDE = typer.Option(
-    False,
-    "--bounds-decide",
-    help="Let the worst-case bound also block the release (default: shown, not deciding).",
-)
-
-
-def audit_budget(
-    targets: int,
-    chains: int,
-    sweeps: int,
-    k_max: int,
-    worst_case_k: int,
-    queries: int,
-    min_exp: float,
-    foreground_attributes: int,
-) -> AuditBudget:
-    """The audit budget of the command line's options; errors name the option."""
-    if not 0 < min_exp < 1:
-        raise AnonlabError(f"--min-exp must be in (0, 1), got {min_exp}")
-    if not 0 <= worst_case_k <= k_max:
-        raise AnonlabError(
-            f"--worst-case-k must be between 0 and --k-max ({k_max}), got {worst_case_k}"
-        )
-    return AuditBudget(
-        targets=targets,
-        chains=chains,
-        sweeps=sweeps,
-        k_max=k_max,
-        worst_case_k=worst_case_k,
-        queries=queries,
-        min_expectation=min_exp,
-        foreground_attributes=foreground_attributes or None,
-    )
-
-
-VALUE_SETS = typer.Option(
-    None,
-    "--value-sets",
-    help="Quasi-identifiers without a hierarchy to publish, knowingly, as the set of each "
-    "group's values ({a,b}: every member's exact value); comma-separated. Without it such a "
-    "generalized release is refused, naming the builders that fit.",
-)
-SCHEMA = typer.Option(
-    None,
-    "--schema",
-    help="A schema file (JSON; draft one with `anonlab init DATA`) giving every column of "
-    "--data its role, type and hierarchy or builder; replaces --qi, --sensitive, --insensitive, "
-    "--identifiers, --types, --hierarchies.",
-)
-SENSITIVE_VALUES = typer.Option(
-    None, "--sensitive-values", help="Only these sensitive values are protected (comma-separated)."
-)
-HIERARCHIES = typer.Option(
-    None, "--hierarchies", help="Folder of ARX-format hierarchy files named <column>.csv."
-)
-HIERARCHY_SET = typer.Option(
-    None, "--hierarchy-set", help="A bundled dataset's hierarchy set (e.g. arx, martin)."
-)
-DROP_MISSING = typer.Option(
-    False, "--drop-missing", help="Drop rows with a missing value (counted in the manifest)."
-)
-SEED = typer.Option(0, "--seed", help="Seed for every random choice; stored in the manifest.")
-JSON = typer.Option(False, "--json", help="Print JSON for scripts instead of tables.")
-RESAMPLE = typer.Option(
-    None,
-    "--resample",
-    help="Draw N records with replacement from the data (seeded by --seed; for scale tests; "
-    "stated in the manifest).",
-)
-CLUSTER = typer.Option(
-    None,
-    "--cluster",
-    help="Run on the Dask scheduler at ADDRESS (e.g. tcp://10.0.0.1:8786); needs the extra "
-    "anonlab[distributed].",
-)
-EXPORT_KEY_FILE = typer.Option(
-    None,
-    "--export-key-file",
-    help="A file with the 64-hex-digit key that orders the published rows and group ids (e.g. "
-    "an earlier release's publisher/export-key): with the same --seed, byte-identical files. "
-    "Default: a fresh secret key, kept in publisher/export-key.",
-)
-WORKERS = typer.Option(
-    None,
-    "--workers",
-    help="Run on a local Dask cluster of N worker processes (extra anonlab[distributed]).",
-)
-
-
-@contextmanager
-def client_from_options(cluster: str | None, workers: int | None) -> Iterator[object | None]:
-    """A ``distributed.Client`` for ``--cluster ADDRESS`` or ``--workers N`` (closed on exit), or
-    None when neither is given (run on this machine). Both given is an error."""
-    if cluster is None and workers is None:
-        yield None
-        return
-    from anonlab.distributed.cluster import connect
-
-    check_workers_option(workers)
-
-    with connect(cluster, workers) as client:
-        yield client
-
-
-def check_workers_option(workers: int | None) -> None:
-    """``--workers N`` within the CPUs and memory of this machine (None passes); call before
-    any work (:func:`anonlab.resources.check_workers`)."""
-    if workers is not None:
-        from anonlab.resources import check_workers
-
-        check_workers(workers)
-
-
-def check_group_sizes(n_records: int, **params: int | None) -> None:
-    """Group-size parameters (``l=..., k=..., m=...``; None passes) at most ``n_records``, each
-    named as its option (``--l``) with the record count."""
-    from anonlab._validation import check_at_most_records
-
-    symbols = {"l": "ℓ"}
-    for name, value in params.items():
-        option = "--" + name.replace("_", "-")
-        check_at_most_records(option, value, n_records, symbols.get(name, name))
-
-
-@contextmanager
-def stage(description: str, quiet: bool = False) -> Iterator[None]:
-    """A spinner with elapsed time on stderr while a step runs (hidden when not a terminal)."""
-    if quiet or not err.is_terminal:
-        yield
-        return
-    with Progress(
-        SpinnerColumn(),
-        TextColumn("{task.description}", markup=False),  # descriptions hold user data
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-    ) as progress:
-        progress.add_task(description, total=None)
-        yield
-
-
-def split_list(value: str | None) -> list[str] | None:
-    if value is None:
-        return None
-    items = [v.strip() for v in value.split(",") if v.strip()]
-    return items or None
-
-
-def parse_levels(value: str | None) -> dict[str, int] | None:
-    """``age=3,sex=1`` -> {"age": 3, "sex": 1}."""
-    if value is None:
-        return None
-    out = {}
-    for item in split_list(value) or []:
-        name, sep, level = item.partition("=")
-        if not sep or not level.strip().lstrip("-").isdigit():
-            raise AnonlabError(f"--levels: {item!r} is not NAME=LEVEL (e.g. age=3,sex=1)")
-        out[name.strip()] = int(level)
-    return out
-
-
-def parse_types(value: str | None) -> dict[str, str] | None:
-    """``zip=text,age=integer`` -> {"zip": "text", "age": "integer"} (the type names are
-    checked by :func:`anonlab.schema.parse_column_types`)."""
-    if value is None:
-        return None
-    from anonlab.schema import ColumnType, parse_column_types
-
-    valid = ", ".join(t.value for t in ColumnType)
-    out: dict[str, str] = {}
-    for item in split_list(value) or []:
-        name, sep, kind = item.partition("=")
-        if not sep or not name.strip() or not kind.strip():
-            raise AnonlabError(
-                f"--types: {item!r} is not COLUMN=TYPE (e.g. zip=text,age=integer; types: {valid})"
-            )
-        if name.strip() in out:
-            raise AnonlabError(f"--types: column {name.strip()!r} is given a type twice")
-        out[name.strip()] = kind.strip()
-    parse_column_types(out, "--types")  # each type one of the valid ones, named if not
-    return out
-
-
-#: Lines about the loaded columns, printed once the command has succeeded (:func:`flush_notes`,
-#: called by :func:`anonlab.cli.main`), so that a command that fails writes nothing to stdout.
-_NOTES: list[str] = []
-
-
-def note(line: str) -> None:
-    """Print ``line`` after the command's own output, if the command succeeds."""
-    _NOTES.append(line)
-
-
-def flush_notes() -> None:
-    """Print the pending notes (then forget them)."""
-    lines = list(_NOTES)
-    _NOTES.clear()
-    for line in lines:
-        say(line)
-
-
-def drop_notes() -> None:
-    """Forget the pending notes (the command failed, or a new one starts)."""
-    _NOTES.clear()
-
-
-def column_summary(table) -> dict[str, Any]:
-    """What loading decided about the columns, for a command's JSON summary: each kept
-    column's type (and how it was decided), the columns given no role (not published), the
-    identifiers dropped and the quasi-identifiers published as value sets by choice."""
-    return {
-        "types": dict(table.types),
-        "not_published": list(table.dropped.get("columns") or []),
-        "identifiers_dropped": list(table.dropped.get("identifiers") or []),
-        "value_sets": list(table.schema.value_sets),
-    }
-
-
-def column_lines(
-    table, types: bool = True, publishes: bool = True, schema: Path | None = None
-) -> list[str]:
-    """The lines a command prints about the columns it loaded: each column's type (with
-    ``types``; a bundled dataset's are its catalog's and not printed), then the columns left
-    out for want of a role ("not published" for a command that writes a release, else "not
-    used") and the identifiers dropped. With ``schema`` (the ``--schema`` file) the roles and
-    types came from that file, and the lines say so."""
-    lines = []
-    if types and table.types:
-        change = "--types COLUMN=TYPE" if schema is None else f"the 'type' fields of {schema}"
-        lines.append(f"column types (change with {change}):")
-        lines.extend(f"  {line}" for line in table.type_lines())
-    unassigned = table.dropped.get("columns") or []
-    if unassigned and schema is not None:
-        lines.append(
-            f"{'not published' if publishes else 'not used'} (role 'drop' in {schema}): "
-            f"{', '.join(map(str, unassigned))}"
-        )
-    elif unassigned:
-        lines.append(
-            f"{'not published' if publishes else 'not used'} (no role given; give one with "
-            "--qi, --sensitive, --insensitive or --identifiers, or refuse such data with "
-            f"--unassigned error): {', '.join(map(str, unassigned))}"
-        )
-    identifiers = table.dropped.get("identifiers") or []
-    if identifiers:
-        why = "--identifiers" if schema is None else f"role 'identifier' in {schema}"
-        lines.append(
-            f"identifiers dropped ({why}; never published): {', '.join(map(str, identifiers))}"
-        )
-    chosen = table.schema.value_sets
-    if chosen and publishes:
-        lines.append(
-            "published as the set of each group's values, by choice (every member's exact "
-            f"value; --value-sets): {', '.join(chosen)}"
-        )
-    return lines
-
-
-def emit_json(payload: object) -> None:
-    """Print ``payload`` as JSON; NaN and infinities become null (JSON has no NaN)."""
-    out.print_json(json.dumps(_finite(payload), default=jsonable))
-
-
-def _finite(obj: object) -> object:
-    if isinstance(obj, float):
-        return obj if obj == obj and obj not in (float("inf"), float("-inf")) else None
-    if isinstance(obj, dict):
-        return {k: _finite(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_finite(v) for v in obj]
-    return obj
-
-
-def jsonable(obj: object) -> object:
-    import numpy as np
-
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, np.floating):
-        return None if not np.isfinite(obj) else float(obj)
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    if hasattr(obj, "to_json"):
-        return obj.to_json()
-    return str(obj)
-
-
-@dataclass(frozen=True)
-class DataOptions:
-    """The options that say which table a command reads and each column's role, type and
-    hierarchy: one definition for every command that loads the original table
-    (:func:`takes_data_options`); :meth:`load` is :func:`load_table` with them."""
-
-    dataset: str | None = None
-    data: Path | None = None
-    qi: str | None = None
-    sensitive: str | None = None
-    insensitive: str | None = None
-    identifiers: str | None = None
-    unassigned: str = "drop"
-    types: str | None = None
-    value_sets: str | None = None
-    schema: Path | None = None
-    hierarchies: Path | None = None
-    hierarchy_set: str | None = None
-    drop_missing: bool = False
-
-    def load(self, **options: Any):
-        """:func:`load_table` with these options and ``options`` (``as_json``, ``publishes``,
-        ``resample``, ``seed``, ``algorithm``, ``memory_check``)."""
-        return load_table(
-            self.dataset,
-            self.data,
-            self.qi,
-            self.sensitive,
-            self.hierarchies,
-            self.hierarchy_set,
-            self.drop_missing,
-            insensitive=self.insensitive,
-            identifiers=self.identifiers,
-            unassigned=self.unassigned,
-            types=self.types,
-            schema=self.schema,
-            value_sets=self.value_sets,
-            **options,
-        )
-
-
-#: The default of a command's ``data: DataOptions`` parameter (replaced by the options of
-#: :func:`takes_data_options`; Python wants a default after the command's own options).
-DATA_OPTIONS = DataOptions()
-
-
-def takes_data_options(*, leave_out: Sequence[str] = ()) -> Callable:
-    """Decorate a command whose function takes ``data: DataOptions``: the command line gets
-    every option of :class:`DataOptions` (but ``leave_out``) in their one definition
-    (``--dataset``, ``--data``, ``--qi``, ...), and the function one ``DataOptions``.
-
-    Typer reads the returned function's signature: the command's own parameters, with the data
-    options in the place of ``data``."""
-    definitions = {
-        "dataset": (DATASET, str | None),
-        "data": (DATA, Path | None),
-        "qi": (QI, str | None),
-        "sensitive": (SENSITIVE, str | None),
-        "insensitive": (INSENSITIVE, str | None),
-        "identifiers": (IDENTIFIERS, str | None),
-        "unassigned": (UNASSIGNED, str),
-        "types": (TYPES, str | None),
-        "value_sets": (VALUE_SETS, str | None),
-        "schema": (SCHEMA, Path | None),
-        "hierarchies": (HIERARCHIES, Path | None),
-        "hierarchy_set": (HIERARCHY_SET, str | None),
-        "drop_missing": (DROP_MISSING, bool),
-    }
-    names = [n for n in definitions if n not in leave_out]
-
-    def decorate(fn: Callable) -> Callable:
-        hints = typing.get_type_hints(fn)  # the module's own names (annotations are strings)
-        signature = inspect.signature(fn)
-        params: list[inspect.Parameter] = []
-        for param in signature.parameters.values():
-            if param.name != "data":
-                params.append(param.replace(annotation=hints.get(param.name, param.annotation)))
-                continue
-            for name in names:
-                option, annotation = definitions[name]
-                params.append(
-                    inspect.Parameter(
-                        f"data_{name}" if name == "data" else name,
-                        inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                        default=option,
-                        annotation=annotation,
-                    )
-                )
-
-        @functools.wraps(fn)
-        def command(**kwargs: Any) -> Any:
-            given = {n: kwargs.pop(f"data_{n}" if n == "data" else n) for n in names}
-            return fn(data=DataOptions(**given), **kwargs)
-
-        command.__signature__ = signature.replace(  # type: ignore[attr-defined]
-            parameters=params, return_annotation=None
-        )
-        command.__annotations__ = {p.name: p.annotation for p in params} | {"return": None}
-        return command
-
-    return decorate
-
-
-def load_table(
-    dataset: str | None,
-    data: Path | None,
-    qi: str | None,
-    sensitive: str | None,
-    hierarchies: Path | None = None,
-    hierarchy_set: str | None = None,
-    drop_missing: bool = False,
-    resample: int | None = None,
-    seed: int = 0,
-    algorithm: str | None = None,
-    memory_check: bool = True,
-    *,
-    insensitive: str | None = None,
-    identifiers: str | None = None,
-    unassigned: str = "drop",
-    types: str | None = None,
-    as_json: bool | None = None,
-    publishes: bool = False,
-    schema: Path | None = None,
-    value_sets: str | None = None,
-):
-    """The original table from ``--dataset`` or ``--data`` with the given roles.
-
-    ``insensitive`` and ``identifiers`` are the comma-separated ``--insensitive`` and
-    ``--identifiers``; ``unassigned`` is ``--unassigned`` (``drop`` or ``error``) and ``types``
-    the ``--types`` text (``zip=text,age=integer``). With ``as_json=False`` the decisions about
-    the columns are printed after the command's output if it succeeds (:func:`column_lines`,
-    :func:`note`: every type of a
-    ``--data`` file, the columns given no role, the identifiers dropped); a command run with
-    ``--json`` puts :func:`column_summary` in its JSON instead. None prints nothing.
-    ``publishes``: the command writes a release (the unassigned columns are "not published").
-    ``value_sets`` is ``--value-sets`` (comma-separated quasi-identifiers published as value
-    sets by choice; :meth:`anonlab.table.Table.from_frame`).
-
-    ``schema`` is ``--schema FILE`` (:mod:`anonlab.schema_file`): every column's role, type,
-    hierarchy (a file or a builder, built on the column's distinct values) and extra
-    missing-value markers come from it; it applies to ``--data`` only, and giving it with
-    ``--qi``, ``--sensitive``, ``--insensitive``, ``--identifiers``, ``--types``,
-    ``--hierarchies`` or ``--hierarchy-set`` is an error naming the clash (one source of truth
-    for the roles).
-
-    With ``resample=N``: N records drawn with replacement (:meth:`Table.resample`, seeded by
-    ``seed``); state it in the manifest with :func:`resample_manifest`. Before drawing, N is
-    checked against the memory available (:func:`anonlab.resources.check_resample`, counting
-    ``algorithm``'s work when given) unless ``memory_check`` is False.
-    """
-    if resample is not None and (isinstance(resample, bool) or resample < 1):
-        raise AnonlabError(f"--resample must be a positive number of rows, got {resample}")
-    if unassigned not in ("drop", "error"):
-        raise AnonlabError(f"--unassigned must be 'drop' or 'error', got {unassigned!r}")
-    if schema is not None:
-        given = {
-            "--dataset": dataset,
-            "--qi": qi,
-            "--sensitive": sensitive,
-            "--insensitive": insensitive,
-            "--identifiers": identifiers,
-            "--types": types,
-            "--hierarchies": hierarchies,
-            "--hierarchy-set": hierarchy_set,
-            "--value-sets": value_sets,
-        }
-        clash = [option for option, value in given.items() if value is not None]
-        if clash:
-            raise AnonlabError(
-                f"--schema {str(schema)!r} gives every column's role, type and hierarchy; do not "
-                f"also give {', '.join(clash)} (edit the schema file instead, or drop --schema)"
-            )
-        if data is None:
-            raise AnonlabError("--schema describes a --data file; give --data FILE")
-        table = _load_with_schema(data, schema, drop_missing)
-    else:
-        roles = {
-            "insensitive": split_list(insensitive) or [],
-            "identifiers": split_list(identifiers) or [],
-            "unassigned": unassigned,
-            "types": parse_types(types),
-            "value_sets": split_list(value_sets) or [],
-        }
-        table = _load_table(
-            dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_missing, roles
-        )
-    if as_json is False:
-        lines = column_lines(table, types=data is not None, publishes=publishes, schema=schema)
-        for line in [separator_note(data), *lines]:
-            if line is not None:
-                note(line)
-    if resample is None:
-        return table
-    from anonlab.resources import check_resample
-
-    check_resample(resample, len(table.schema.attributes), algorithm, override=not memory_check)
-    return table.resample(resample, seed)
-
-
-def resample_manifest(resample: int, seed: int, dataset: str | None, data: Path | None) -> dict:
-    """What ``manifest["resample"]`` says: rows drawn, the seed, and the source drawn from."""
-    return {
-        "rows": int(resample),
-        "seed": int(seed),
-        "source": dataset if dataset is not None else str(data),
-        "with_replacement": True,
-    }
-
-
-def _load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_missing, roles=None):
-    from anonlab.hierarchy import Hierarchy
-    from anonlab.table import Table
-
-    roles = roles or {
-        "insensitive": [],
-        "identifiers": [],
-        "unassigned": "drop",
-        "types": None,
-        "value_sets": [],
-    }
-    if (dataset is None) == (data is None):
-        raise AnonlabError("give exactly one of --dataset NAME and --data FILE")
-    qi_list = split_list(qi)
-    hier: dict = {}
-    if hierarchies is not None:
-        if not hierarchies.is_dir():
-            raise AnonlabError(f"--hierarchies {str(hierarchies)!r} is not a folder")
-        if data is not None:
-            wanted = set(read_header(data, data.suffix.lower() in (".parquet", ".pq")))
-        else:
-            from anonlab import datasets
-
-            wanted = set(datasets.info(dataset).columns)  # from the catalog, not the data
-        for name, f in hierarchy_files(hierarchies, wanted).items():
-            hier[name] = Hierarchy.read_csv(f, name=name)
-    if dataset is not None:
-        from anonlab import datasets
-
-        if roles["types"]:
-            raise AnonlabError(
-                "--types applies to --data; a bundled dataset's column types are fixed by its "
-                "catalog (see `anonlab datasets`)"
-            )
-        if qi_list is None and sensitive is not None:
-            qi_list = list(datasets.info(dataset).default_qi)
-        table = Table.from_dataset(
-            dataset,
-            quasi_identifiers=qi_list,
-            sensitive=sensitive,
-            insensitive=roles["insensitive"],
-            identifiers=roles["identifiers"],
-            hierarchy_set=hierarchy_set,
-        )
-        if hier:
-            dropped = table.dropped
-            table = table.with_roles(table.quasi_identifiers, table.sensitive, hier)
-            table.dropped = dropped  # the identifiers dropped stay named
-        if roles["value_sets"]:
-            table = table.with_value_sets(roles["value_sets"])
-        return table
-    if qi_list is None:
-        raise AnonlabError("--qi is required with --data (e.g. --qi age,sex,zipcode)")
-    # Chunked reading: the peak is the codes plus one chunk, not the file's text
-    parquet = data.suffix.lower() in (".parquet", ".pq")
-    columns = read_header(data, parquet)
-    reader = Table.from_parquet if parquet else partial(Table.from_csv, sep=data_separator(data))
-    return reader(
-        data,
-        quasi_identifiers=qi_list,
-        sensitive=sensitive,
-        insensitive=roles["insensitive"],
-        identifiers=roles["identifiers"],
-        hierarchies={k: v for k, v in hier.items() if k in columns},
-        drop_missing=drop_missing,
-        types=roles["types"],
-        unassigned=roles["unassigned"],
-        value_sets=roles["value_sets"],
-    )
-
-
-def _load_with_schema(data: Path, schema: Path, drop_missing: bool):
-    """The table of ``--data`` as ``--schema`` describes it (see :func:`load_table`).
-
-    The file is read once, in chunks as without a schema, with the schema's roles, types and
-    extra ``missing`` markers; then the hierarchies are read or built on each column's distinct
-    values and the table is given them (:meth:`Table.with_roles`)."""
-    from anonlab.schema_file import read_schema_file
-    from anonlab.table import MISSING_MARKERS, Table
-
-    spec = read_schema_file(schema)
-    parquet = data.suffix.lower() in (".parquet", ".pq")
-    spec.check_columns(read_header(data, parquet), f"--data {str(data)!r}")
-    sep = {} if parquet else {"sep": data_separator(data)}
-    qi = spec.names("quasi-identifier")
-    if not qi:
-        raise AnonlabError(
-            f"{spec.source}: columns: no column has role 'quasi-identifier'; give at least one "
-            "(the attributes an attacker can link to outside data)"
-        )
-    options = {
-        "quasi_identifiers": qi,
-        "sensitive": spec.sensitive,
-        "insensitive": spec.names("insensitive"),
-        "identifiers": spec.names("identifier"),
-        "drop_missing": drop_missing,
-        "types": spec.types() or None,
-        "unassigned": "drop",  # role 'drop': every column has a role in a schema
-        "value_sets": [c.name for c in spec.columns if c.value_sets],
-    }
-    kept = {*qi, *options["insensitive"], spec.sensitive}
-    markers = {c.name: sorted(set(c.missing) - set(MISSING_MARKERS)) for c in spec.columns}
-    options["missing"] = {k: v for k, v in markers.items() if v and k in kept}
-    reader = Table.from_parquet if parquet else Table.from_csv
-    table = reader(data, **options, **sep)
-    wanted = [*table.quasi_identifiers, *([table.sensitive] if table.sensitive else [])]
-    hierarchies = spec.hierarchies({name: table.values[name] for name in wanted})
-    if hierarchies:
-        dropped = table.dropped
-        try:
-            table = table.with_roles(table.quasi_identifiers, table.sensitive, hierarchies)
-        except AnonlabError as exc:
-            raise AnonlabError(f"{spec.source}: {exc}") from None
-        table.dropped = dropped  # the identifiers and 'drop' columns stay named
-    return table
-
-
-def schema_sensitive_values(option: str | None, schema: Path | None) -> list[str] | None:
-    """The sensitive values protected: ``--sensitive-values``, else the schema file's
-    ``sensitive_values``; both given is an error (one source of truth)."""
-    given = split_list(option)
-    if schema is None:
-        return given
-    from anonlab.schema_file import read_schema_file
-
-    spec = read_schema_file(schema)
-    if given is not None and spec.sensitive_values is not None:
-        raise AnonlabError(
-            f"--sensitive-values is given and {spec.source} has sensitive_values; give one"
-        )
-    return given if given is not None else list(spec.sensitive_values or []) or None
-
-
-def schema_manifest(schema: Path | None) -> dict | None:
-    """What a release's manifest records about ``--schema`` (its roles, types and builder
-    specs, :meth:`anonlab.schema_file.SchemaFile.manifest_entry`), or None without one."""
-    if schema is None:
-        return None
-    from anonlab.schema_file import read_schema_file
-
-    return read_schema_file(schema).manifest_entry()
-
-
-def data_separator(path: Path) -> str:
-    """The field separator of a ``--data`` CSV, detected from its header line
-    (:func:`anonlab.release_io.detect_separator`: ``,`` unless another of ``;``, tab, ``|``
-    occurs more often there; ARX writes ``;``). Commands print it when it is not ``,``."""
-    from anonlab.release_io import detect_separator
-
-    return detect_separator(path)
-
-
-def separator_note(path: Path | None) -> str | None:
-    """The line a command prints when ``--data`` is not comma-separated, else None."""
-    if path is None or path.suffix.lower() in (".parquet", ".pq"):
-        return None
-    sep = data_separator(path)
-    if sep == ",":
-        return None
-    shown = "tab" if sep == "\t" else repr(sep)
-    return f"--data {str(path)!r}: {shown}-separated (detected from its header line)"
-
-
-def hierarchy_files(folder: Path, columns: set[str]) -> dict[str, Path]:
-    """The hierarchy files of a ``--hierarchies`` folder for ``columns``: ``COLUMN.csv``, or
-    ARX's ``NAME_hierarchy_COLUMN.csv`` (as ARX's examples name them:
-    ``adult_hierarchy_age.csv``); a file whose name is a column's is that column's. Files for
-    other names (ARX's data file beside its hierarchies, say) are left out."""
-    out: dict[str, Path] = {}
-    for f in sorted(folder.glob("*.csv")):
-        name = f.stem
-        if name not in columns and "_hierarchy_" in name:
-            name = name.split("_hierarchy_", 1)[1]
-        if name not in columns:
-            continue
-        if name in out:
-            raise AnonlabError(
-                f"--hierarchies {str(folder)!r}: two files give column {name!r}'s hierarchy "
-                f"({out[name].name} and {f.name}); keep one"
-            )
-        out[name] = f
-    return out
-
-
-def read_header(path: Path, parquet: bool) -> list[str]:
-    """The column names of a CSV (its separator detected, :func:`data_separator`) or Parquet
-    file, read without its rows."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from anonlab.table import check_input_path, read_csv_header
-
-    path = check_input_path(path)  # names a missing file or a directory
-    try:
-        if parquet:
-            return [str(c) for c in pq.read_schema(path).names]
-        # as written: not renamed, formula guard removed
-        return read_csv_header(path, data_separator(path))
-    except (OSError, ValueError, UnicodeDecodeError, pa.ArrowException) as exc:
-        raise AnonlabError(f"cannot read {str(path)!r}: {exc}") from None
-
-
-def open_release(path: Path):
-    from anonlab.release_io import load_release
-
-    return load_release(path)
-
 
 attack_app = typer.Typer(
     help="Attacks on a release: what an adversary can infer.", no_args_is_help=True
 )
+
 app.add_typer(attack_app, name="attack")
 
-
-def truth_from_data(release, data: Path) -> np.ndarray:
-    """The original's sensitive codes, after checking it is the release's table row by row
-    (``--data ORIGINAL`` of the attack and audit commands)."""
-    from anonlab.table import read_frame
-
-    frame = read_frame(data)
-    table = release.table
-    if len(frame) != table.n_rows:
-        raise AnonlabError(
-            f"--data {str(data)!r} has {len(frame):,} rows but the release has "
-            f"{table.n_rows:,}; give the original table the release was made from"
-        )
-    needed = [*release.quasi_identifiers, release.sensitive]
-    missing = [c for c in needed if c not in frame.columns]
-    if missing:
-        raise AnonlabError(
-            f"--data {str(data)!r} lacks column(s) {missing}; the release needs {needed}"
-        )
-    for name in release.quasi_identifiers:
-        ours = _comparable(table.column(name), table, name)
-        theirs = _comparable(frame[name], table, name)
-        bad = np.flatnonzero(ours != theirs)
-        if len(bad):
-            i = int(bad[0])
-            shown = frame[name].astype(str).to_numpy()
-            raise AnonlabError(
-                f"release and --data do not match: row {i} has {name} = {shown[i]!r} in the "
-                f"data but {str(table.column(name)[i])!r} in the release ({len(bad):,} rows "
-                "differ)"
-            )
-    labels = _comparable(table.values[release.sensitive], table, release.sensitive)
-    values = _comparable(frame[release.sensitive], table, release.sensitive)
-    codes = pd.Index(labels).get_indexer(values)  # -1 where the value is not in the domain
-    if (codes < 0).any():
-        unknown = sorted(set(values[codes < 0]))
-        raise AnonlabError(
-            f"--data column {release.sensitive!r} has value(s) {unknown[:5]} that the release's "
-            f"domain lacks ({list(labels)})"
-        )
-    return codes.astype(np.int64)
-
-
-def _comparable(values, table, name: str) -> np.ndarray:
-    """Values of column ``name`` in a form that compares equal across the release and a file
-    read as text (:func:`anonlab.table.read_frame`): numbers for a numeric column (``2.50``
-    equals 2.5), else the stripped text."""
-    from anonlab.schema import Kind
-
-    series = pd.Series(np.asarray(values))
-    if table.schema[name].kind is Kind.NUMERIC:
-        return pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64)
-    return series.astype(str).str.strip().to_numpy(dtype=object)
+__all__ = [
+    "BOUNDS_DECIDE",
+    "CHAINS",
+    "CLUSTER",
+    "Cell",
+    "DATA",
+    "DATASET",
+    "DATA_OPTIONS",
+    "DROP_MISSING",
+    "DataOptions",
+    "EXPORT_KEY_FILE",
+    "FOREGROUND_ATTRIBUTES",
+    "HIERARCHIES",
+    "HIERARCHY_SET",
+    "IDENTIFIERS",
+    "INSENSITIVE",
+    "JSON",
+    "K_MAX",
+    "MAX_RISK",
+    "MAX_SHARE_AT_RISK",
+    "MIN_EXP",
+    "QI",
+    "QUERIES",
+    "RESAMPLE",
+    "SCHEMA",
+    "SEED",
+    "SENSITIVE",
+    "SENSITIVE_VALUES",
+    "SWEEPS",
+    "TARGETS",
+    "TYPES",
+    "UNASSIGNED",
+    "VALUE_SETS",
+    "WORKERS",
+    "WORST_CASE_K",
+    "add_column",
+    "add_row",
+    "app",
+    "attack_app",
+    "audit_budget",
+    "check_group_sizes",
+    "check_workers_option",
+    "client_from_options",
+    "column_lines",
+    "column_summary",
+    "data_separator",
+    "drop_notes",
+    "emit_json",
+    "err",
+    "esc",
+    "flush_notes",
+    "format_value",
+    "hierarchy_files",
+    "jsonable",
+    "load_table",
+    "new_table",
+    "note",
+    "open_release",
+    "out",
+    "parse_levels",
+    "parse_types",
+    "plain",
+    "read_header",
+    "resample_manifest",
+    "say",
+    "schema_manifest",
+    "schema_sensitive_values",
+    "separator_note",
+    "split_list",
+    "stage",
+    "styled",
+    "takes_data_options",
+    "truth_from_data",
+]
