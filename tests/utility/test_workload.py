@@ -20,7 +20,7 @@ from anonlab.utility import (
     measure,
     workload_error,
 )
-from anonlab.utility import workload as wmod
+from anonlab.utility.workload import answers as wmod  # the settings the answers read
 from anonlab.utility.workload import predicate_size
 
 

@@ -1,0 +1,311 @@
+"""A workload's answers: actual counts on the original table and estimates reconstructed from
+a release under the papers' uniformity assumption (the package docstring gives the formulas)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from anonlab.errors import AnonlabError
+from anonlab.release import Release
+from anonlab.schema import Kind
+from anonlab.table import Table
+from anonlab.utility.workload.generation import (
+    Workload,
+)
+
+#: Query sets smaller than this are evaluated record by record instead of compressing the table.
+_COMPRESS_MIN_QUERIES = 8
+
+
+#: Elements (queries x rows) handled per array product; bounds memory to a few tens of MB.
+_CHUNK = 1 << 22
+
+
+def actual_counts(table: Table, workload: Workload) -> np.ndarray:
+    """The answer of each query on the original table.
+
+    Parameters
+    ----------
+    table : Table
+    workload : Workload
+
+    Returns
+    -------
+    ndarray of shape (n_queries,), dtype=int64
+    """
+    check_workload_matches(table, workload)
+    sens = workload.sensitive
+    sums = qi_sums(table, workload, table.codes[sens], None)
+    return np.rint(sums).astype(np.int64)
+
+
+def estimated_counts(release: Release, workload: Workload) -> np.ndarray:
+    """The answer of each query estimated from what the release publishes.
+
+    Generalization: uniformity inside each group's published ranges and hierarchy nodes,
+    independence across attributes. Bucketization: exact QI table, the group's sensitive counts
+    spread uniformly over its members (Xiao & Tao, VLDB 2006, §6). The sensitive counts are the
+    published ones (perturbed, for MASK).
+
+    Parameters
+    ----------
+    release : Release
+    workload : Workload
+
+    Returns
+    -------
+    ndarray of shape (n_queries,), dtype=float64
+    """
+    if not isinstance(release, Release):
+        raise AnonlabError(f"expected a Release, got {type(release).__name__}")
+    check_workload_matches(release.table, workload)
+    if release.scheme == "generalization":
+        return _estimate_generalized(release, workload)
+    hist = release.sensitive_histogram.astype(np.float64)
+    # column-major: qi_sums gathers one sensitive value's column at a time (3x faster at 1M rows)
+    share = np.asfortranarray(hist / release.group_sizes[:, None])
+    return qi_sums(release.table, workload, release.group, share)
+
+
+def check_workload_matches(table: Table, wl: Workload) -> None:
+    """Raise unless ``wl`` is a :class:`Workload` drawn for ``table``'s schema: the same
+    quasi-identifiers, sensitive attribute and domain sizes (the queries are over codes)."""
+    if not isinstance(wl, Workload):
+        raise AnonlabError(f"parameter 'workload' must be a Workload, got {type(wl).__name__}")
+    sens = table.require_sensitive()
+    if tuple(table.quasi_identifiers) != wl.quasi_identifiers or sens != wl.sensitive:
+        raise AnonlabError(
+            f"the workload is over quasi-identifiers {list(wl.quasi_identifiers)} and sensitive "
+            f"{wl.sensitive!r}, the table has {list(table.quasi_identifiers)} and {sens!r}; "
+            "generate a workload for this table"
+        )
+    for name, size in wl.domain_sizes.items():
+        if table.domain_size(name) != size:
+            raise AnonlabError(
+                f"the workload was made for a domain of {size} values of {name!r}, the table has "
+                f"{table.domain_size(name)}; generate a workload for this table"
+            )
+
+
+def qi_sums(
+    table: Table, wl: Workload, key: np.ndarray, key_weights: np.ndarray | None
+) -> np.ndarray:
+    """For each query j: sum over records r satisfying j's QI predicates of w(r) . pred_j(S).
+
+    ``w(r)`` is a weight vector over the sensitive domain: the one-hot vector of ``key[r]`` when
+    ``key_weights`` is None (actual answers), else ``key_weights[key[r]]`` (bucketization: the
+    sensitive shares of r's group). Assumes ``wl`` was drawn for ``table``'s schema
+    (:func:`check_workload_matches`); a sum over records, so blocks of rows add up (the
+    map-reduce estimate of :mod:`anonlab.distributed.measures`).
+    """
+    out = np.zeros(len(wl), dtype=np.float64)
+    sens_mask = wl.mask(wl.sensitive)
+    n_s = sens_mask.shape[1]
+    key = np.asarray(key, dtype=np.int64)
+    for attrs, rows in _subsets(wl.uses):
+        names = [wl.quasi_identifiers[a] for a in attrs]
+        codes = [table.codes[q] for q in names]
+        if len(rows) >= _COMPRESS_MIN_QUERIES:
+            # The distinct value combinations of these attributes, with their sensitive weights.
+            combo, reps = _combine(codes, [table.domain_size(q) for q in names], table.n_rows)
+            k = int(combo.max()) + 1
+            if key_weights is None:
+                weights = np.bincount(combo * n_s + key, minlength=k * n_s).reshape(k, n_s)
+            else:
+                weights = np.empty((k, n_s), dtype=np.float64)
+                for v in range(n_s):  # a loop over sensitive values, not records
+                    weights[:, v] = np.bincount(combo, weights=key_weights[key, v], minlength=k)
+            factors = [_record_factor(wl, q) for q in names]
+            _contract(rows, factors, reps, weights.astype(np.float64), sens_mask, out)
+        else:
+            # Few queries: evaluate them on the records directly.
+            step = max(1, _CHUNK // max(table.n_rows, 1))
+            for lo in range(0, len(rows), step):
+                qr = rows[lo : lo + step]
+                ind = np.ones((len(qr), table.n_rows), dtype=bool)
+                for q, c in zip(names, codes, strict=True):
+                    ind &= _record_factor(wl, q)(qr, c)
+                sm = sens_mask[qr].astype(np.float64)
+                per_key = sm if key_weights is None else sm @ key_weights.T
+                out[qr] = np.einsum("qr,qr->q", ind, per_key[:, key])
+    return out
+
+
+def _record_factor(wl: Workload, name: str):
+    """f(queries, codes) -> bool (len(queries), len(codes)): the code satisfies the predicate."""
+    if name in wl.intervals:
+        intervals = wl.intervals[name]
+
+        def factor(qr: np.ndarray, codes: np.ndarray) -> np.ndarray:
+            iv = intervals[qr]
+            return (codes >= iv[:, :1]) & (codes <= iv[:, 1:])
+
+    else:
+        masks = wl.masks[name]
+
+        def factor(qr: np.ndarray, codes: np.ndarray) -> np.ndarray:
+            return np.take(masks[qr], codes, axis=1)
+
+    return factor
+
+
+def _contract(
+    rows: np.ndarray,
+    factors: list,
+    reps: list[np.ndarray],
+    weights: np.ndarray,
+    sens_mask: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """``out[q] = sum_k prod_i factors[i](q, reps[i])[k] * (weights[k] . sens_mask[q])``.
+
+    ``k`` runs over value combinations (of records or of groups), ``weights`` (K, S) holds their
+    sensitive counts or shares; queries are processed in chunks of about ``_CHUNK`` elements.
+    """
+    k = weights.shape[0]
+    step = max(1, _CHUNK // max(k, 1))
+    for lo in range(0, len(rows), step):
+        qr = rows[lo : lo + step]
+        f = np.ones((len(qr), k), dtype=bool)
+        for factor, rep in zip(factors, reps, strict=True):
+            x = factor(qr, rep)
+            if f.dtype == bool and x.dtype == bool:
+                f &= x  # 0/1 indicators: stay boolean (8x less memory traffic)
+            elif f.dtype == bool:
+                f = x * f
+            else:
+                f *= x
+        f = f.astype(np.float64, copy=False)
+        out[qr] = np.einsum("qs,qs->q", f @ weights, sens_mask[qr])
+
+
+def _subsets(uses: np.ndarray) -> list[tuple[tuple[int, ...], np.ndarray]]:
+    """Queries grouped by the set of quasi-identifiers they use."""
+    if uses.shape[0] == 0:
+        return []
+    patterns, inverse = np.unique(uses, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.searchsorted(inverse[order], np.arange(len(patterns) + 1))
+    return [
+        (tuple(int(a) for a in np.flatnonzero(p)), order[bounds[i] : bounds[i + 1]])
+        for i, p in enumerate(patterns)
+    ]
+
+
+def _combine(
+    codes: list[np.ndarray], radices: list[int], n: int
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Distinct combinations of ``codes`` (each in ``0..radix-1``) over ``n`` items.
+
+    Returns the combination id of each item (0..K-1) and, per attribute, the value each
+    combination has. Small key spaces are counted with ``bincount``, large ones sorted.
+    """
+    if not codes:
+        return np.zeros(n, dtype=np.int64), []
+    if math.prod(radices) <= max(4 * n, 1 << 16):
+        key = np.zeros(n, dtype=np.int64)
+        for c, r in zip(codes, radices, strict=True):
+            key = key * r + c
+        present = np.bincount(key, minlength=math.prod(radices)) > 0
+        combo = (np.cumsum(present) - 1)[key]
+        keys = np.flatnonzero(present)
+        reps = []
+        for r in reversed(radices):
+            reps.append(keys % r)
+            keys = keys // r
+        return combo, reps[::-1]
+    combo = np.zeros(n, dtype=np.int64)
+    first = np.zeros(1, dtype=np.int64)
+    for c, r in zip(codes, radices, strict=True):  # re-densify after each, so no overflow
+        _, first, combo = np.unique(combo * r + c, return_index=True, return_inverse=True)
+        combo = combo.reshape(-1).astype(np.int64)
+    return combo, [c[first] for c in codes]
+
+
+def _estimate_generalized(release: Release, wl: Workload) -> np.ndarray:
+    """Uniformity estimate from the published generalized values, batched over queries.
+
+    Per set of attributes queried together, groups with the same published values on them are
+    merged (their histograms summed); the estimate is then the same contraction as for records,
+    with the covered share ``covered_i(g) / cover_size_i(g)`` in place of the 0/1 indicator.
+    """
+    hist = release.sensitive_histogram.astype(np.float64)
+    n_groups = release.n_groups
+    sens_mask = wl.mask(wl.sensitive)
+    n_s = sens_mask.shape[1]
+    # Per quasi-identifier: the distinct published values and which group has which.
+    published: dict[str, tuple[np.ndarray, object]] = {}
+    for j, q in enumerate(wl.quasi_identifiers):
+        if wl.uses[:, j].any():
+            published[q] = _share_factor(release, wl, q)
+    out = np.zeros(len(wl), dtype=np.float64)
+    for attrs, rows in _subsets(wl.uses):
+        names = [wl.quasi_identifiers[a] for a in attrs]
+        which = [published[q][0] for q in names]
+        radices = [int(w.max()) + 1 for w in which]
+        combo, reps = _combine(which, radices, n_groups)
+        k = int(combo.max()) + 1
+        weights = np.empty((k, n_s), dtype=np.float64)
+        for v in range(n_s):  # a loop over sensitive values, not groups
+            weights[:, v] = np.bincount(combo, weights=hist[:, v], minlength=k)
+        _contract(rows, [published[q][1] for q in names], reps, weights, sens_mask, out)
+    return out
+
+
+def _share_factor(release: Release, wl: Workload, name: str) -> tuple[np.ndarray, object]:
+    """Index of each group's published value of ``name`` and f(queries, values) -> share.
+
+    The share is ``covered / cover_size``: of the domain values the published value covers, the
+    fraction the query's predicate selects. It is computed once per distinct published value and
+    then spread to the value combinations.
+    """
+    ga = release.generalization[name]
+    if release.table.schema[name].kind is Kind.NUMERIC:
+        size = release.table.domain_size(name)
+        _, first, inv = np.unique(
+            ga.lo.astype(np.int64) * size + ga.hi, return_index=True, return_inverse=True
+        )
+        ulo = ga.lo[first].astype(np.int64)
+        uhi = ga.hi[first].astype(np.int64)
+        cover = (uhi - ulo + 1).astype(np.float64)
+        intervals = wl.intervals[name]
+
+        def factor(qr: np.ndarray, idx: np.ndarray) -> np.ndarray:
+            iv = intervals[qr]
+            covered = np.clip(np.minimum(iv[:, 1:], uhi) - np.maximum(iv[:, :1], ulo) + 1, 0, None)
+            return np.take(covered / cover, idx, axis=1)
+
+    else:
+        first, inv = _distinct_rows(ga.mask)
+        uniq = ga.mask[first]
+        share = uniq.astype(np.float64).T / uniq.sum(axis=1)  # (|A|, U): share of each value
+        masks = wl.masks[name]
+
+        def factor(qr: np.ndarray, idx: np.ndarray) -> np.ndarray:
+            return np.take(masks[qr].astype(np.float64) @ share, idx, axis=1)
+
+    return inv.reshape(-1).astype(np.int64), factor
+
+
+def _distinct_rows(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First row of each distinct row of a bool matrix, and each row's distinct-row index.
+
+    Rows are packed into 62-bit integers (one per 62 columns), then sorted; much faster than
+    ``np.unique(mask, axis=0)`` on many rows.
+    """
+    n_rows, width = mask.shape
+    bits = 1 << np.arange(62, dtype=np.int64)
+    cols = [
+        mask[:, lo : lo + 62].astype(np.int64) @ bits[: min(62, width - lo)]
+        for lo in range(0, width, 62)
+    ] or [np.zeros(n_rows, dtype=np.int64)]
+    keys = np.stack(cols, axis=1)
+    order = np.lexsort(keys.T[::-1])
+    ordered = keys[order]
+    new = np.r_[True, np.any(ordered[1:] != ordered[:-1], axis=1)]
+    inv = np.empty(n_rows, dtype=np.int64)
+    inv[order] = np.cumsum(new) - 1
+    return order[new], inv
