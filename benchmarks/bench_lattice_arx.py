@@ -23,6 +23,10 @@ six settings, one untimed warm-up of each, then ``--repeat`` alternating pairs (
 anonlab); the table gives medians, the per-pair ratio's range, nodes checked, and whether the node,
 classes, suppressed records and Loss (``repr`` of the float, every digit) equal ARX's.
 
+``--declare-text`` declares every column text (``types=``), as ArxBench's data definition leaves
+every column an ARX string, so that anonlab skips its type inference (the node, classes and Loss
+are the same: the hierarchies are on the labels).
+
 To time another anonlab (e.g. the commit before a change), put its ``src`` first:
 ``PYTHONPATH=/tmp/lattice-base/src python benchmarks/bench_lattice_arx.py``.
 """
@@ -102,12 +106,12 @@ class Arx:
 
 
 def run_anonlab(frame: pd.DataFrame, hierarchies: dict, model: str, params: dict,
-                suppression: float) -> dict:  # fmt: skip
+                suppression: float, types: dict | None = None) -> dict:  # fmt: skip
     """Encode the raw frame and search; the times of both."""
     t0 = time.perf_counter()
     table = Table.from_frame(
         frame, quasi_identifiers=QI, sensitive="occupation", insensitive=["salary-class"],
-        hierarchies=hierarchies,
+        hierarchies=hierarchies, types=types,
     )  # fmt: skip
     t1 = time.perf_counter()
     release = lattice(table, model, suppression=suppression, **params)
@@ -131,11 +135,12 @@ def _same(arx: dict, ours: dict) -> str:
 
 
 def bench_size(classpath: str, arx_dir: pathlib.Path, text: pd.DataFrame, hierarchies: dict,
-               replication: int, repeat: int) -> list[str]:  # fmt: skip
+               replication: int, repeat: int, types: dict | None = None) -> list[str]:  # fmt: skip
     frame = pd.concat([text] * replication, ignore_index=True) if replication > 1 else text
     arx = Arx(classpath, arx_dir / "data", replication)
     lines = [
-        f"### adult-train × {replication} ({len(frame):,} rows), 2,160 nodes, ARX's Loss",
+        f"### adult-train × {replication} ({len(frame):,} rows), 2,160 nodes, ARX's Loss "
+        f"(load average {os.getloadavg()[0]:.2f} at the start of this size)",
         "",
         row("setting", "ARX ms", "anonlab ms (encoding + search)", "anonlab / ARX (pairs)",
             "search alone / ARX", "nodes checked ARX / anonlab", "node found", "classes",
@@ -146,11 +151,11 @@ def bench_size(classpath: str, arx_dir: pathlib.Path, text: pd.DataFrame, hierar
         for suppression in SUPPRESSION:
             for (arx_model, model, params), label in zip(MODELS, LABELS, strict=True):
                 arx.run(arx_model, suppression)  # warm-up, untimed
-                run_anonlab(frame, hierarchies, model, params, suppression)
+                run_anonlab(frame, hierarchies, model, params, suppression, types)
                 theirs, ours = [], []
                 for _ in range(repeat):
                     theirs.append(arx.run(arx_model, suppression))
-                    ours.append(run_anonlab(frame, hierarchies, model, params, suppression))
+                    ours.append(run_anonlab(frame, hierarchies, model, params, suppression, types))
                 a = statistics.median(r["seconds"] for r in theirs)
                 b = statistics.median(r["seconds"] for r in ours)
                 enc = statistics.median(r["encode"] for r in ours)
@@ -188,6 +193,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--build", type=pathlib.Path, default=pathlib.Path("/tmp/anonlab-arx-build")
     )
+    parser.add_argument(
+        "--declare-text",
+        action="store_true",
+        help="declare every column text (types=...), as ARX's data definition holds every "
+        "column as a string, instead of anonlab's type inference",
+    )
     args = parser.parse_args(argv)
     started = time.perf_counter()
     classpath = compile_arx(args.arx, args.build)
@@ -209,7 +220,8 @@ def main(argv: list[str] | None = None) -> int:
         k: v for k, v in datasets.load_hierarchies("adult-train", "arx").items() if k in QI
     }
     for replication in (int(r) for r in args.replications.split(",")):
-        lines = bench_size(classpath, args.arx, text, hierarchies, replication, args.repeat)
+        types = dict.fromkeys(text.columns, "text") if args.declare_text else None
+        lines = bench_size(classpath, args.arx, text, hierarchies, replication, args.repeat, types)
         print("\n" + "\n".join(lines) + "\n", flush=True)
     print(
         f"load average {os.getloadavg()[0]:.2f} at the end; "

@@ -25,6 +25,7 @@ estimation, a range covers the distinct values of the attribute's domain between
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -141,7 +142,7 @@ class Release:
             )
         table.require_sensitive()
         self.table = table
-        self.group, self.n_groups = dense_group_ids(group)
+        self.group, self.n_groups = _dense_ids(group)
         self.scheme = scheme
         self.group.flags.writeable = False
         if published_sensitive is not None:
@@ -224,24 +225,35 @@ class Release:
         return self
 
     def _check_levels(self, levels: dict[str, int]) -> dict[str, int]:
-        """Full-domain generalization: every group must share one node per quasi-identifier."""
-        out = {}
+        """Full-domain generalization: every group must share one node per quasi-identifier.
+
+        Each quasi-identifier's codes are mapped to their nodes on the domain (small), and one
+        compiled pass over the records compares each record's nodes with its group's first
+        record's (:func:`_first_split_attribute`)."""
+        out, node_of_code = {}, []
         for q in self.quasi_identifiers:
             if q not in levels:
                 raise AnonlabError(f"levels: no level given for quasi-identifier {q!r}")
             h = self.table.schema[q].hierarchy
             if h is None:
                 raise AnonlabError(f"levels: quasi-identifier {q!r} has no hierarchy")
-            level = int(levels[q])
-            node = h.map(level)[self.table.leaf_codes(q)[self.table.codes[q]]]
-            first = np.empty(self.n_groups, dtype=node.dtype)
-            first[self.group[::-1]] = node[::-1]  # each group's node at its first record
-            if np.any(first[self.group] != node):
-                raise AnonlabError(
-                    f"levels: a group holds two different nodes of {q!r} at level {level}; "
-                    "full-domain groups are the classes of equal generalized values"
-                )
-            out[q] = level
+            out[q] = int(levels[q])
+            node_of_code.append(
+                np.ascontiguousarray(h.map(out[q])[self.table.leaf_codes(q)], dtype=np.int64)
+            )
+        if not out:
+            return out
+        split = _compiled(_first_split_attribute)(
+            np.ascontiguousarray(self.group, dtype=np.int32), self.n_groups,
+            tuple(np.ascontiguousarray(self.table.codes[q], dtype=np.int32) for q in out),
+            tuple(node_of_code),
+        )  # fmt: skip
+        if split >= 0:
+            q = list(out)[split]
+            raise AnonlabError(
+                f"levels: a group holds two different nodes of {q!r} at level {out[q]}; "
+                "full-domain groups are the classes of equal generalized values"
+            )
         return out
 
     def __repr__(self) -> str:
@@ -657,3 +669,63 @@ def _read_only(array: np.ndarray) -> np.ndarray:
     """Cached per-group statistics are shared with attacks: freeze them."""
     array.flags.writeable = False
     return array
+
+
+def _first_split_attribute(group, n_groups, codes, node_of_code):  # compiled by _compiled
+    """The first attribute ``j`` (in the order given) such that some group's records map, by
+    ``node_of_code[j][codes[j]]``, to two different nodes; -1 when there is none. Records are
+    compared with their group's first record."""
+    q = len(codes)
+    first = np.full((n_groups, q), -1, dtype=np.int64)
+    split = q
+    for i in range(len(group)):
+        g = group[i]
+        for j in range(q):
+            v = node_of_code[j][codes[j][i]]
+            if first[g, j] < 0:
+                first[g, j] = v
+            elif first[g, j] != v and j < split:
+                split = j
+    return split if split < q else -1
+
+
+_COMPILED: dict = {}
+
+
+def _compiled(function):
+    """``function`` compiled by numba (cached on disk), imported on first use so that importing
+    anonlab does not import numba."""
+    if function not in _COMPILED:
+        from numba import njit
+
+        _COMPILED[function] = njit(cache=True)(function)
+    return _COMPILED[function]
+
+
+def _dense_ids(group: np.ndarray) -> tuple[np.ndarray, int]:
+    """:func:`~anonlab.grouping.dense_group_ids` of ``group`` (a new int32 array), with one
+    compiled pass instead where the ids already are 0..G-1 in order of first appearance (as an
+    anonymizer that numbers its classes so gives them) and numba is already loaded."""
+    if (
+        "numba" in sys.modules
+        and group.ndim == 1
+        and len(group)
+        and np.issubdtype(group.dtype, np.integer)
+    ):
+        n_groups = _compiled(_dense_in_first_appearance)(group)
+        if n_groups >= 0:
+            return group.astype(np.int32), int(n_groups)
+    return dense_group_ids(group)
+
+
+def _dense_in_first_appearance(labels):  # compiled by _compiled
+    """G when ``labels`` are 0..G-1 numbered in order of first appearance (each label is at
+    most one more than every label before it), else -1."""
+    top = -1
+    for i in range(len(labels)):
+        v = labels[i]
+        if v > top + 1 or v < 0:
+            return -1
+        if v > top:
+            top = v
+    return top + 1

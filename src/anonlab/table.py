@@ -197,14 +197,25 @@ class Table:
     def take(self, rows: np.ndarray) -> Table:
         """A table of the given rows (same schema and domains)."""
         rows = np.asarray(rows)
-        return Table(
+        if rows.dtype == bool and rows.shape == (self.n_rows,):
+            rows = np.flatnonzero(rows)
+        integer = np.issubdtype(rows.dtype, np.integer)
+        if integer:  # np.take gathers fastest by intp
+            rows = rows.astype(np.intp, copy=False)
+
+        def pick(column: np.ndarray) -> np.ndarray:
+            return np.take(column, rows) if integer else column[rows]
+
+        out = Table(
             self.schema,
-            {k: c[rows] for k, c in self.codes.items()},
+            {k: pick(c) for k, c in self.codes.items()},
             self.values,
-            self.row_id[rows],
+            pick(self.row_id),
             self.dropped,
             self.types,
         )
+        out._leaf_cache = dict(self._leaf_cache)  # same schema and domains
+        return out
 
     def resample(self, n_rows: int, seed: int = 0) -> Table:
         """``n_rows`` records drawn uniformly with replacement from this table, seeded.
@@ -1189,21 +1200,33 @@ def _encode_rows(
     declared: Declared,
     hierarchy: Hierarchy | None,
     row_id: np.ndarray,
+    cells: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, dict]:
     """:func:`_encode_keys` for rows given as ``codes`` into their distinct ``keys`` (first
-    appearance order); the final int32 code of each row, the domain and the type decision."""
+    appearance order); the final int32 code of each row, the domain and the type decision.
+
+    With ``cells``, ``codes`` index ``cells`` and ``cells`` index ``keys`` (a row's key is
+    ``cells[codes]``; entries of ``cells`` that no row reaches may be anything): one gather
+    over the rows instead of two."""
+    if cells is None:
+        cells = np.arange(len(keys), dtype=np.int32)
+    valid = cells >= 0
 
     def locate(mask: np.ndarray) -> tuple[int, int]:
-        first = int(np.flatnonzero(mask[codes])[0])
-        return int(row_id[first]) + 1, int(codes[first])
+        first = int(np.flatnonzero(np.where(valid, mask[cells], False)[codes])[0])
+        return int(row_id[first]) + 1, int(cells[codes[first]])
 
     def counts() -> np.ndarray:
-        return np.bincount(codes, minlength=len(keys))
+        per_cell = np.bincount(codes, minlength=len(cells))
+        return np.bincount(cells[valid], weights=per_cell[valid], minlength=len(keys)).astype(
+            np.int64
+        )
 
     rank, values, decision = _encode_keys(
         name, keys, source, order, declared, hierarchy, locate, counts
     )
-    return rank[codes].astype(np.int32), values, decision
+    code_of_cell = np.where(valid, rank.astype(np.int32)[np.where(valid, cells, 0)], -1)
+    return np.take(code_of_cell.astype(np.int32), codes), values, decision
 
 
 def _with_automatic_hierarchy(att: Attribute, values: np.ndarray, types: dict) -> Attribute:
@@ -1270,19 +1293,39 @@ class _TextColumn:
     """
 
     def __init__(self, col: pd.Series, markers: Sequence[str]) -> None:
-        if col.dtype == object:  # Python strings, often one object per repeated cell
-            cell_code, cells = _factorize_cells(col.to_numpy(dtype=object))
-        else:  # pandas' string dtypes: hashed by pyarrow, no Python object per cell
-            cell_code, cells = pd.factorize(col, sort=False)
-            cells = np.asarray(cells, dtype=object)
-        labels = _stripped(pd.Series(cells, dtype=object))
-        marker = labels.isin(markers).to_numpy(dtype=bool)
-        key, self.labels = pd.factorize(labels.to_numpy(dtype=object), sort=False)
-        key = key.astype(np.int64)
-        key[marker] = -1
-        self.row_key = np.append(key, -1)[cell_code]  # cell code -1 (NaN, None): missing
-        self.missing = self.row_key < 0
-        self.labels = np.asarray(self.labels, dtype=object)
+        arrow = _arrow_cells(col)
+        if arrow is not None:  # pyarrow strings: encoded by pyarrow, no pandas on the rows
+            cell_code, labels = arrow
+            marker_set = set(markers)
+            first: dict[str, int] = {}  # pandas.factorize of the few labels, as a dict
+            key = np.array([first.setdefault(x, len(first)) for x in labels], dtype=np.int32)
+            key[np.array([x in marker_set for x in labels], dtype=bool)] = -1
+            self.labels = np.array(list(first), dtype=object)
+        else:
+            if col.dtype == object:  # Python strings, often one object per repeated cell
+                cell_code, cells = _factorize_cells(col.to_numpy(dtype=object))
+            else:  # pandas' string dtypes: hashed by pyarrow, no Python object per cell
+                cell_code, cells = pd.factorize(col, sort=False)
+                cells = np.asarray(cells, dtype=object)
+            stripped = _stripped(pd.Series(cells, dtype=object))
+            marker = stripped.isin(markers).to_numpy(dtype=bool)
+            key, self.labels = pd.factorize(stripped.to_numpy(dtype=object), sort=False)
+            key = key.astype(np.int64)
+            key[marker] = -1
+            self.labels = np.asarray(self.labels, dtype=object)
+        # cell code -1 (NaN, None): missing (np.take reads index -1 as the appended -1; one
+        # dtype for both, which np.take gathers fastest)
+        self.cell_code = cell_code
+        self.key_of_cell = np.append(key, -1).astype(cell_code.dtype)
+        if (self.key_of_cell[:-1] < 0).any() or (cell_code < 0).any():
+            self.missing = np.take(self.key_of_cell, cell_code) < 0
+        else:  # no marker among the cells and no NaN: no pass over the rows
+            self.missing = np.zeros(len(cell_code), dtype=bool)
+
+    @property
+    def row_key(self) -> np.ndarray:
+        """The label of each row (-1: missing)."""
+        return np.take(self.key_of_cell, self.cell_code)
 
     def encode(
         self,
@@ -1297,10 +1340,12 @@ class _TextColumn:
         if keep_rows is None:  # every row kept, no cell missing: every label occurs, and the
             # labels are already in first-appearance order (the cells are, and each label's
             # first cell is its first row)
-            codes, keys = self.row_key, self.labels
-        else:
-            codes, present = pd.factorize(self.row_key[keep_rows], sort=False)
-            keys = self.labels[np.asarray(present, dtype=np.int64)]
+            return _encode_rows(
+                name, self.cell_code, self.labels, "text", None, declared, hierarchy, row_id,
+                cells=self.key_of_cell,
+            )  # fmt: skip
+        codes, present = pd.factorize(self.row_key[keep_rows], sort=False)
+        keys = self.labels[np.asarray(present, dtype=np.int64)]
         return _encode_rows(name, codes, keys, "text", None, declared, hierarchy, row_id)
 
 
@@ -1546,6 +1591,31 @@ def _smallest_code_dtype(n_values: int) -> type[np.unsignedinteger]:
     if n_values <= 1 << 16:
         return np.uint16
     return np.uint32
+
+
+def _arrow_cells(col: pd.Series) -> tuple[np.ndarray, list[str]] | None:
+    """For a column of pyarrow strings whose stripping pandas does with pyarrow's
+    ``utf8_trim_whitespace``: the code of each cell into its distinct cells (first-appearance
+    order, -1 for a null) and those cells stripped of blanks, as :func:`pandas.factorize` and
+    :func:`_stripped` give them, without pandas' per-call costs. None for any other column."""
+    data = getattr(col.array, "_pa_array", None)
+    if data is None:  # not pyarrow-backed (and pyarrow perhaps not installed)
+        return None
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not isinstance(data, pa.ChunkedArray) or not (
+        pa.types.is_string(data.type) or pa.types.is_large_string(data.type)
+    ):
+        return None
+    if getattr(pd.api.types.pandas_dtype(str), "storage", None) != "pyarrow":
+        return None  # _stripped would strip with Python's str.strip
+    encoded = data.dictionary_encode().combine_chunks()  # what pandas.factorize does
+    indices = encoded.indices
+    if indices.null_count:
+        indices = pc.fill_null(indices, -1)
+    cell_code = indices.to_numpy(zero_copy_only=False)
+    return cell_code, pc.utf8_trim_whitespace(encoded.dictionary).to_pylist()
 
 
 def _factorize_cells(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -6,7 +6,8 @@ information loss among those whose release satisfies a privacy model.
 
 Pruning rests on two facts:
 
-* every model offered here is *monotone under generalization*: if a node's release satisfies it,
+* the models registered as ``monotone`` (:class:`anonlab.models.Model`; all of anonlab's are) are
+  *monotone under generalization*: if a node's release satisfies it,
   so does every more general node's (merging classes keeps k, frequency / distinct / entropy /
   recursive ℓ-diversity, m-confidentiality's frequency condition and EMD t-closeness; LeFevre et
   al., SIGMOD 2005, §3; Machanavajjhala et al. 2007, §4; Li et al., ICDE 2007, §4). So a node
@@ -23,7 +24,8 @@ failing node whose down-set covers many of the nodes asked about next.
 
 With a suppression limit and a class metric every node is evaluated (no bound ends the search).
 
-Lattices too large to list (10 and more quasi-identifiers) are searched heuristically, within a
+Lattices too large to list (more than :data:`MAX_NODES` nodes, 10 and more quasi-identifiers):
+:func:`lattice` refuses them, naming the size, and they are searched heuristically, within a
 budget, by :func:`anonlab.anonymize.lightning.lightning`, which checks each node with this
 module's check (:class:`NodeCheck`).
 
@@ -142,7 +144,11 @@ def lattice(
     table : Table
         Every quasi-identifier needs a hierarchy.
     model : str
-        A privacy model of :mod:`anonlab.models` (all are monotone under generalization).
+        A privacy model of :mod:`anonlab.models`. Its registered properties decide the
+        pruning: ``monotone`` (a failing node proves the nodes below it fail) and, with
+        suppression, ``monotone_with_suppression``; a model without them has every node it
+        asks about checked on its own. What it needs of the table (``Model.missing``: a
+        sensitive attribute, a hierarchy on it) is checked before the search.
     k, l, c, t, m, distance, sensitive_values
         The model's parameters (as :func:`anonlab.models.check` takes them; ``distance`` is
         t-closeness's ground distance, e.g. ``"equal"`` as ARX uses by default).
@@ -188,8 +194,10 @@ def lattice(
         model, k=k, l=l, c=c, t=t, m=m, distance=distance, sensitive_values=sensitive_values
     )
     table = searchable_table(table)
+    check_model_fits(table, model, params)
     qi = table.quasi_identifiers
     heights = np.array([table.schema[q].hierarchy.height for q in qi], dtype=np.int64)
+    check_lattice_size(heights)
     # Every node, in itertools.product order (the last attribute varies fastest).
     nodes = np.indices(tuple((heights + 1).tolist())).reshape(len(qi), -1).T.astype(np.int64)
     candidates = _Partitions(table, model, params)
@@ -258,6 +266,58 @@ def searchable_table(table: Table) -> Table:
     return table
 
 
+#: The most nodes :func:`lattice` lists: beyond this (10 and more quasi-identifiers, ~250 MB of
+#: node rows at 2.6 million nodes) it refuses and names the heuristic search.
+MAX_NODES = 1_000_000
+
+
+def check_lattice_size(heights: np.ndarray) -> None:
+    """Refuse a lattice of more than :data:`MAX_NODES` nodes (``heights``: each
+    quasi-identifier's hierarchy height), naming its size and the heuristic search.
+
+    Raises
+    ------
+    AnonlabError
+        Naming the number of nodes, the quasi-identifiers' levels, and ``lightning``.
+    """
+    n_nodes = int(np.prod([float(h) + 1 for h in np.asarray(heights).tolist()]))
+    if n_nodes > MAX_NODES:
+        shape = " x ".join(str(int(h) + 1) for h in np.asarray(heights).tolist())
+        raise AnonlabError(
+            f"the generalization lattice of the {len(heights)} quasi-identifiers has "
+            f"{n_nodes:,} nodes ({shape} levels), more than the exact search lists "
+            f"({MAX_NODES:,}); use the heuristic search, which checks nodes within a budget and "
+            "reports its gap to the optimum: `anonlab anonymize --algorithm lightning "
+            "--max-checks N` (anonlab.anonymize.lightning.lightning(table, model, ..., "
+            "max_checks=N)), or use fewer quasi-identifiers or shallower hierarchies"
+        )
+
+
+def check_model_fits(table: Table, model: str, params: dict) -> None:
+    """Refuse, before any search, a table that lacks what ``model`` needs with ``params``
+    (:meth:`anonlab.models.Model.missing`: a sensitive attribute, a hierarchy on it).
+
+    Raises
+    ------
+    AnonlabError
+        Naming the model and what the table lacks.
+    """
+    lacks = models.get(model).missing(table, **params)
+    if lacks:
+        raise AnonlabError(
+            f"the lattice search for {model} needs {' and '.join(lacks)}; the table has none"
+        )
+
+
+def prunes_failures(model: str, limit: int) -> bool:
+    """Whether a node that fails ``model`` (with at most ``limit`` records suppressed) proves
+    that every more specific node fails, so that a search may skip them: the model's
+    ``monotone`` without suppression, its ``monotone_with_suppression`` with it
+    (:class:`anonlab.models.Model`). Otherwise every node is judged by its own check."""
+    spec = models.get(model)
+    return spec.monotone and (limit == 0 or spec.monotone_with_suppression)
+
+
 def _search(table, model, params, metric, limit, nodes, heights, candidates, scheme, seed):
     """The search proper (parameters validated by :func:`lattice`)."""
     if limit > 0:
@@ -265,18 +325,23 @@ def _search(table, model, params, metric, limit, nodes, heights, candidates, sch
             table, model, params, metric, limit, nodes, heights, candidates, scheme, seed
         )
     qi = table.quasi_identifiers
+    monotone = prunes_failures(model, 0)
     if metric in NODE_METRICS:
         cost = node_metric(table, nodes, metric, candidates.leaf_counts())
         order = np.lexsort((nodes.sum(axis=1), cost))  # ties: fewer levels, then node order
-        search = _MonotoneSearch(candidates.holds, nodes, heights, _rank(order))
-        best = next((i for i in order.tolist() if search.holds(i)), None)
+        search = _MonotoneSearch(candidates.holds, nodes, heights, _rank(order), monotone)
+        best = search.first_holding(order)
     else:
-        # Classify every node, then take the best minimal satisfying node.
+        # Classify every node, then take the best minimal satisfying node (without
+        # monotonicity: the best satisfying node, which is minimal too, as the metric only
+        # grows when classes merge).
         by_height = np.argsort(nodes.sum(axis=1), kind="stable")
-        search = _MonotoneSearch(candidates.holds, nodes, heights, _rank(by_height))
+        search = _MonotoneSearch(candidates.holds, nodes, heights, _rank(by_height), monotone)
         for i in by_height.tolist():
             search.holds(i)
-        minimal = search.minimal_holding()
+        minimal = (
+            search.minimal_holding() if monotone else np.flatnonzero(search.status == search.HOLDS)
+        )
         cost = np.full(len(nodes), np.inf)
         for i in minimal.tolist():
             sizes = candidates.partition(nodes[i]).size
@@ -313,13 +378,8 @@ def _search(table, model, params, metric, limit, nodes, heights, candidates, sch
             "metric_value": float(cost[best]),
         },
     }
-    cls, _ = candidates.class_of_base(nodes[best])
-    return Release(table, cls[candidates.base_of_row], scheme, manifest, levels=levels)
-
-
-#: Models whose acceptability with suppression is monotone under generalization (ARX's
-#: ``monotonicWithSuppression``): merging classes never adds violating records.
-MONOTONE_WITH_SUPPRESSION = ("k-anonymity", "distinct-l-diversity")
+    group, _ = candidates.groups_at(nodes[best], suppress=False)
+    return Release(table, group, scheme, manifest, levels=levels)
 
 
 def _search_with_suppression(
@@ -358,12 +418,19 @@ def _search_with_suppression(
     search = (
         _MonotoneSearch(lambda node: evaluate(int(node @ strides))[0] <= limit, nodes, heights,
                         _rank(order))
-        if model in MONOTONE_WITH_SUPPRESSION else None
+        if prunes_failures(model, limit) else None
     )  # fmt: skip
     best, best_cost = None, np.inf
-    for i in order.tolist():
+    position = 0
+    while position < len(order):
+        if search is not None:  # skip the nodes known to fail, in compiled code
+            position = _next_open(search.status, order, position)
+            if position < 0:
+                break
+        i = int(order[position])
+        position += 1
         if metric not in CLASS_METRICS and bound[i] >= best_cost:
-            break  # no node from here on can have a lower loss
+            break  # no node from here on can have a lower loss (bound rises along order)
         feasible = search.holds(i) if search is not None else evaluate(i)[0] <= limit
         if not feasible:
             continue
@@ -377,10 +444,8 @@ def _search_with_suppression(
         )
     qi = table.quasi_identifiers
     levels = dict(zip(qi, nodes[best].tolist(), strict=True))
-    cls, part = candidates.class_of_base(nodes[best])
-    group = cls[candidates.base_of_row]
-    keep = ~candidates.violating(part)[group]
-    suppressed = int((~keep).sum())
+    group, rows = candidates.groups_at(nodes[best], suppress=True)
+    suppressed = int(table.n_rows - len(rows))
     manifest = {
         "algorithm": "lattice",
         "parameters": {
@@ -396,10 +461,10 @@ def _search_with_suppression(
             "metric_value": float(best_cost),
         },
     }  # fmt: skip
-    kept_table = table.take(np.flatnonzero(keep))
+    kept_table = table.take(rows)
     kept_table.dropped = dict(table.dropped, suppressed_records=suppressed)
     return Release(
-        kept_table, group[keep], scheme, manifest, levels=levels,
+        kept_table, group, scheme, manifest, levels=levels,
         reference_counts=candidates.reference,
     )  # fmt: skip
 
@@ -630,6 +695,20 @@ class _Partitions:
         part = self._roll_up(self.base, np.array(node, dtype=np.int64), keep_map=True)
         return part.of_source, part
 
+    def groups_at(self, node: np.ndarray, suppress: bool) -> tuple[np.ndarray, np.ndarray | None]:
+        """The release's group of each record at ``node``: 0..G-1 in order of first
+        appearance (the classes are numbered so, from base classes numbered so), and, with
+        ``suppress``, the rows kept (those outside the violating classes; None otherwise),
+        the kept classes renumbered 0.. in the same order."""
+        cls, part = self.class_of_base(node)
+        if not suppress:
+            return np.take(cls.astype(np.int32), self.base_of_row), None
+        kept = ~self.violating(part)
+        renumber = np.where(kept, np.cumsum(kept) - 1, -1).astype(np.int32)
+        group = np.take(renumber[cls], self.base_of_row)
+        rows = np.flatnonzero(group >= 0)
+        return np.take(group, rows), rows
+
     def histogram(self, part: _Partition) -> np.ndarray:
         """The partition's sensitive histogram, dense: shape (classes, sensitive values)."""
         hist = np.zeros((part.n, self.n_values), dtype=np.int64)
@@ -814,10 +893,30 @@ def _base_classes(codes, leaf_of_code, leaf_off, dom, sens, n_values, with_value
     if not with_values:
         return base, rep, size, np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int32)
     cells = n_base * n_values
-    cell, value, count = _add_cells(
-        base, sens, np.ones(n, dtype=np.int32), n_base, n_values,
-        np.full(cells if cells <= 4 * n else 0, -1, dtype=np.int32),
-    )  # fmt: skip
+    if cells > 4 * n:  # too many (class, value) pairs to count in an array: hashed
+        cell, value, count = _add_cells(
+            base, sens, np.ones(n, dtype=np.int32), n_base, n_values,
+            np.full(0, -1, dtype=np.int32),
+        )  # fmt: skip
+        return base, rep, size, cell, value, count
+    # Count each (class, value) pair in an array, listing the pairs in order of first
+    # appearance: the cells _add_cells gives, in one pass over the records.
+    counts = np.zeros(cells, dtype=np.int32)
+    order = np.empty(min(cells, n), dtype=np.int64)
+    n_cells = 0
+    for i in range(n):
+        key = base[i] * n_values + sens[i]
+        if counts[key] == 0:
+            order[n_cells] = key
+            n_cells += 1
+        counts[key] += 1
+    cell = np.empty(n_cells, dtype=np.int32)
+    value = np.empty(n_cells, dtype=np.int32)
+    count = np.empty(n_cells, dtype=np.int32)
+    for e in range(n_cells):
+        cell[e] = order[e] // n_values
+        value[e] = order[e] % n_values
+        count[e] = counts[order[e]]
     return base, rep, size, cell, value, count
 
 
@@ -933,8 +1032,16 @@ class _MonotoneSearch:
 
     UNKNOWN, FAILS, HOLDS = 0, 1, 2
 
-    def __init__(self, check, nodes: np.ndarray, heights: np.ndarray, rank: np.ndarray) -> None:
+    def __init__(
+        self,
+        check,
+        nodes: np.ndarray,
+        heights: np.ndarray,
+        rank: np.ndarray,
+        monotone: bool = True,
+    ) -> None:
         self._check = check
+        self.monotone = monotone  # False: each node is judged by its own check, none inferred
         self.nodes = nodes
         self.heights = np.asarray(heights, dtype=np.int64)
         self.rank = np.asarray(rank, dtype=np.int64)
@@ -948,7 +1055,10 @@ class _MonotoneSearch:
         if self.status[index] == self.UNKNOWN:
             self.checked += 1
             holds = self._check(node)
-            _mark(self.nodes, self.status, node, self.HOLDS if holds else self.FAILS, holds)
+            if self.monotone:
+                _mark(self.nodes, self.status, node, self.HOLDS if holds else self.FAILS, holds)
+            else:
+                self.status[index] = self.HOLDS if holds else self.FAILS
         return int(self.status[index])
 
     def minimal_holding(self) -> np.ndarray:
@@ -962,12 +1072,25 @@ class _MonotoneSearch:
             minimal[below] &= ~holding[below - stride]
         return np.flatnonzero(minimal)
 
+    def first_holding(self, order: np.ndarray) -> int | None:
+        """The first node in ``order`` that holds (None if none does): what asking
+        :meth:`holds` of each node in turn gives, with the nodes known to fail skipped in
+        compiled code."""
+        position = 0
+        while (position := _next_open(self.status, order, position)) >= 0:
+            if self.holds(int(order[position])):
+                return int(order[position])
+            position += 1
+        return None
+
     def holds(self, index: int) -> bool:
         if self.status[index] != self.UNKNOWN:
             return bool(self.status[index] == self.HOLDS)
         node = self.nodes[index]
         if self._status(node) == self.HOLDS:
             return True
+        if not self.monotone:
+            return False  # nothing to climb to: a failure proves nothing about other nodes
         top = node.copy()
         while True:
             _climb_failing(self.status, self.stride, self.heights, top)
@@ -984,6 +1107,16 @@ class _MonotoneSearch:
             if highest >= 0:
                 top = path[highest].copy()
             # else the path's first node holds (now known): the next path avoids it
+
+
+@njit(cache=True)
+def _next_open(status, order, start):
+    """The first position ``p >= start`` of ``order`` whose node is not known to fail
+    (``status`` 1); -1 if there is none."""
+    for p in range(start, len(order)):
+        if status[order[p]] != 1:
+            return p
+    return -1
 
 
 @njit(cache=True)
@@ -1085,6 +1218,7 @@ class NodeCheck:
                 f"metric {metric!r} has no lower bound per node; a search node by node needs "
                 f"one of {list(NODE_METRICS)}"
             )
+        check_model_fits(table, model, params)
         self.table, self.model, self.params = table, model, params
         self.metric, self.limit = metric, int(limit)
         self.quasi_identifiers = list(table.quasi_identifiers)
@@ -1141,17 +1275,15 @@ class NodeCheck:
         node = np.asarray(node, dtype=np.int64)
         levels = dict(zip(self.quasi_identifiers, node.tolist(), strict=True))
         candidates = self._partitions
-        cls, part = candidates.class_of_base(node)
-        group = cls[candidates.base_of_row]
+        group, rows = candidates.groups_at(node, suppress=self.limit > 0)
         if self.limit == 0:
             manifest["suppressed_records"] = 0
             return Release(self.table, group, scheme, manifest, levels=levels)
-        keep = ~candidates.violating(part)[group]
-        suppressed = int((~keep).sum())
+        suppressed = int(self.table.n_rows - len(rows))
         manifest["suppressed_records"] = suppressed
-        kept_table = self.table.take(np.flatnonzero(keep))
+        kept_table = self.table.take(rows)
         kept_table.dropped = dict(self.table.dropped, suppressed_records=suppressed)
         return Release(
-            kept_table, group[keep], scheme, manifest, levels=levels,
+            kept_table, group, scheme, manifest, levels=levels,
             reference_counts=candidates.reference,
         )  # fmt: skip

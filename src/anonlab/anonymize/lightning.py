@@ -41,8 +41,8 @@ alone, and at most the best loss found:
    least the least bound over the unchecked direct successors of the open nodes.
 2. *The enumerated bound.* The optimum is at least the least bound over the nodes that are
    neither checked nor *known to fail*: at or below a checked node that fails, when the model is
-   monotone under generalization (every model without suppression; k-anonymity and distinct
-   ℓ-diversity with it, :data:`~anonlab.anonymize.lattice.MONOTONE_WITH_SUPPRESSION`). It is
+   monotone under generalization (a model registered ``monotone``, and with suppression
+   ``monotone_with_suppression``: :func:`~anonlab.anonymize.lattice.prunes_failures`). It is
    found by visiting nodes from the bottom in order of bound (the bound is monotone), passing
    through the excluded ones to their successors, at most ``bound_effort`` nodes; when the effort
    runs out, the least bound left to visit is returned, still valid because every node not
@@ -88,11 +88,11 @@ from anonlab._validation import (
     takes_table_or_frame,
 )
 from anonlab.anonymize.lattice import (
-    MONOTONE_WITH_SUPPRESSION,
     NODE_METRICS,
     NodeCheck,
     NodeEvaluation,
     model_parameters,
+    prunes_failures,
     searchable_table,
 )
 from anonlab.errors import AnonlabError, IneligibleError
@@ -412,8 +412,9 @@ class LightningSearch:
         found by visiting nodes from the bottom in order of bound, at most ``effort`` of them.
 
         A node is known to fail when it lies below a checked node that fails and the model is
-        monotone (every model without suppression; k-anonymity and distinct ℓ-diversity with
-        it: :data:`~anonlab.anonymize.lattice.MONOTONE_WITH_SUPPRESSION`). Nodes known to be
+        monotone (a model registered ``monotone``, and with suppression
+        ``monotone_with_suppression``: :func:`~anonlab.anonymize.lattice.prunes_failures`).
+        Nodes known to be
         excluded are passed through to their successors. When ``effort`` runs out, the least
         bound left in the visit's queue is returned: every node not yet visited lies above one
         of those, so it is still a lower bound, only a weaker one. The visit is compiled
@@ -421,7 +422,7 @@ class LightningSearch:
         it ends at.
         """
         checked = np.sort(np.fromiter(self.evaluated, dtype=np.int64, count=len(self.evaluated)))
-        monotone = self.check.limit == 0 or self.check.model in MONOTONE_WITH_SUPPRESSION
+        monotone = prunes_failures(self.check.model, self.check.limit)
         failing_index = [i for i, e in self.evaluated.items() if not e.acceptable]
         q = len(self.heights)
         failing = (
