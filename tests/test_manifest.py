@@ -188,9 +188,12 @@ MALFORMED: list[tuple[str, Callable[[dict], None], tuple[str, ...]]] = [
     ),
     ("duplicate-name", _set(("schema", 1, "name"), "age"), ("schema[1].name", "unique")),
     (
-        "no-sensitive",
-        _set(("schema", 3, "role"), "insensitive"),
-        ("schema:", "no attribute has role 'sensitive'"),
+        "bucketized-without-sensitive",
+        lambda m: (
+            _set(("schema", 3, "role"), "insensitive")(m),
+            _set(("scheme",), "bucketization")(m),
+        ),  # fmt: skip
+        ("schema:", "no attribute has role 'sensitive'", "bucketized"),
     ),
     (
         "two-sensitive",
@@ -350,6 +353,13 @@ MALFORMED: list[tuple[str, Callable[[dict], None], tuple[str, ...]]] = [
     ("no-dropped", _del(("dropped",)), ("dropped: required field is missing",)),
     ("no-perturbed", _del(("perturbed_records",)), ("perturbed_records: required field",)),
 ]
+
+
+def test_a_generalized_release_may_have_no_sensitive_attribute():
+    """Plain k-anonymity (issue 19): a generalized release without a sensitive attribute."""
+    m = base()
+    _set(("schema", 3, "role"), "insensitive")(m)
+    validate_manifest(m, SRC)
 
 
 @pytest.mark.parametrize(("edit", "words"), [pytest.param(e, w, id=i) for i, e, w in MALFORMED])

@@ -302,12 +302,12 @@ def _check_semantics(m: Mapping[str, Any], source: str) -> None:
             )
         first[a["name"]] = i
     sensitive = [i for i, a in enumerate(schema) if a["role"] == "sensitive"]
-    if not sensitive:
+    if not sensitive and m.get("scheme") == "bucketization":
         raise _fail(
             source,
             ["schema"],
-            "no attribute has role 'sensitive'; exactly one must (a release publishes one "
-            "sensitive attribute)",
+            "no attribute has role 'sensitive'; a bucketized release publishes one sensitive "
+            "attribute (only a generalized release, plain k-anonymity, may have none)",
         )
     if len(sensitive) > 1:
         raise _fail(

@@ -140,7 +140,14 @@ class Release:
             raise AnonlabError(
                 f"group must have one id per record ({table.n_rows}), got shape {group.shape}"
             )
-        table.require_sensitive()
+        if table.sensitive is None and (
+            scheme == "bucketization" or published_sensitive is not None
+        ):
+            raise AnonlabError(
+                "a bucketized release publishes each group's sensitive values: the table needs a "
+                "sensitive attribute (--sensitive); without one, publish by generalization "
+                "(k-anonymity: mondrian --k, lattice --model k-anonymity, generalize)"
+            )
         self.table = table
         self.group, self.n_groups = _dense_ids(group)
         self.scheme = scheme
@@ -174,7 +181,9 @@ class Release:
         manifest["perturbed_records"] = int(
             0
             if self.published_sensitive is None
-            else np.count_nonzero(self.published_sensitive != table.codes[table.sensitive])
+            else np.count_nonzero(
+                self.published_sensitive != table.codes[table.require_sensitive()]
+            )
         )
         manifest.setdefault("anonlab_version", __version__)
         # Sensitive counts of the whole input when records were withheld (suppression): the

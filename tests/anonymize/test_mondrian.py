@@ -289,11 +289,18 @@ def test_bad_parameters_raise(small, kw, name):
         mondrian(small, **kw)
 
 
-@pytest.mark.parametrize("kw", [{"l": 2}, {"k": 2}])
+@pytest.mark.parametrize("kw", [{"l": 2}, {"k": 2, "sensitive_values": ["x"]}])
 def test_table_without_sensitive_attribute_raises(kw):
     t = Table.from_frame(pd.DataFrame({"a": range(10)}), quasi_identifiers=["a"])
     with pytest.raises(AnonlabError, match="sensitive"):
         mondrian(t, **kw)
+
+
+def test_plain_k_anonymity_needs_no_sensitive_attribute():
+    t = Table.from_frame(pd.DataFrame({"a": range(10)}), quasi_identifiers=["a"])
+    release = mondrian(t, k=2)
+    # median cuts: 10 -> 5 + 5 -> (2 + 3) + (2 + 3); a group of 3 cannot be cut into two of 2
+    assert sorted(release.group_sizes.tolist()) == [2, 2, 3, 3]
 
 
 def test_empty_sensitive_values_constrains_nothing():

@@ -582,8 +582,12 @@ class _Partitions:
                 "lattice search's 64-bit keys; use fewer quasi-identifiers"
             )
         self.model, self.params = model, params
-        sens = np.asarray(table.codes[table.require_sensitive()], dtype=np.int32)
-        self.n_values = table.domain_size(table.sensitive)
+        if table.sensitive is None:  # plain k-anonymity: one placeholder value for every record
+            sens = np.zeros(table.n_rows, dtype=np.int32)
+            self.n_values = 1
+        else:
+            sens = np.asarray(table.codes[table.sensitive], dtype=np.int32)
+            self.n_values = table.domain_size(table.sensitive)
         self.reference = np.bincount(sens, minlength=self.n_values).astype(np.int64)
         self.fast = _fast_check(table, model, params, self.reference)
         # The compiled k-anonymity check needs no sensitive histograms; any other may.

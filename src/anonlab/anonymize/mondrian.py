@@ -278,8 +278,14 @@ def mondrian(
             f"k = {k} is larger than the table ({table.n_rows} records); the largest k is "
             f"{table.n_rows}"
         )
-    sens = table.codes[table.require_sensitive()].copy()  # permuted in place by the kernel
-    constrained = table.value_mask(table.sensitive, sensitive_values)
+    if table.sensitive is None:  # plain k-anonymity: no histogram is kept
+        if l is not None or sensitive_values is not None:
+            table.require_sensitive()  # the error names --sensitive
+        sens = np.zeros(table.n_rows, dtype=np.int32)
+        constrained = np.ones(1, dtype=bool)
+    else:
+        sens = table.codes[table.sensitive].copy()  # permuted in place by the kernel
+        constrained = table.value_mask(table.sensitive, sensitive_values)
     if l_ > 1:
         require_l_eligible(table, l_, constrained)
     width = np.array([table.domain_size(q) - 1 for q in table.quasi_identifiers], dtype=np.int64)

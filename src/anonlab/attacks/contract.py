@@ -315,7 +315,12 @@ def run(
     """
     attack = get(attack) if isinstance(attack, str) else attack
     options = dict(options or {})
-    reason = attack.applies(release)
+    reason = (
+        "the release has no sensitive attribute (plain k-anonymity): there is no sensitive "
+        "value to infer"
+        if release.table.sensitive is None
+        else attack.applies(release)
+    )
     if reason:
         raise AnonlabError(f"{attack.name}: {reason}")
     knowledge = attack.know(release, options)

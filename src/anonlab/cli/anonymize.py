@@ -180,8 +180,6 @@ def anonymize(
         check_memory(
             table.n_rows, len(table.schema.attributes), algorithm, override=not memory_check
         )
-    if table.sensitive is None:
-        raise AnonlabError("--sensitive is required to anonymize")
     params = dict(
         k=k,
         l=l,

@@ -169,11 +169,14 @@ def utility(
         emit_json({"release": str(release_dir), **{k: v.to_json() for k, v in res.items()}})
         return
     out.print(_utility_table({str(release_dir): res}, "Utility and risk"))
-    w = res["workload-error"].to_json()
-    say(
-        f"workload: {w['n_queries']:,} COUNT queries, qd = {qd}, selectivity = {selectivity}, "
-        f"seed = {seed} ({w['n_redrawn']:,} redrawn with an empty answer)"
-    )
+    if "workload-error" in res:
+        w = res["workload-error"].to_json()
+        say(
+            f"workload: {w['n_queries']:,} COUNT queries, qd = {qd}, selectivity = "
+            f"{selectivity}, seed = {seed} ({w['n_redrawn']:,} redrawn with an empty answer)"
+        )
+    else:
+        say("no COUNT-query workload: its queries need a sensitive attribute (plain k-anonymity)")
     risk = res["reidentification-risk"]
     say(risk.statement)
     if not risk.journalist.population:

@@ -112,7 +112,7 @@ class Model:
         (a lattice search, an audit)."""
         sens = table.sensitive
         if sens is None:
-            return [f"a sensitive attribute (model {self.name!r})"]
+            return [f"a sensitive attribute (model {self.name!r})"] if self.reads_sensitive else []
         if self.needs_sensitive_hierarchy(**parameters) and table.schema[sens].hierarchy is None:
             said = ", ".join(f"{p}={v!r}" for p, v in self.sensitive_hierarchy_when.items())
             return [f"a hierarchy on the sensitive attribute {sens!r} ({self.name} with {said})"]

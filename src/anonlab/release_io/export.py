@@ -66,7 +66,8 @@ def generalized_frame(release: Release) -> pd.DataFrame:
         cols[q] = gen[q].labels[release.group]
     for a in table.schema.insensitive:
         cols[a] = table.column(a)
-    cols[release.sensitive] = table.values[release.sensitive][release.sensitive_codes]
+    if table.sensitive is not None:  # plain k-anonymity publishes no sensitive column
+        cols[release.sensitive] = table.values[release.sensitive][release.sensitive_codes]
     return pd.DataFrame({k: v[order] for k, v in cols.items()})
 
 

@@ -399,6 +399,19 @@ def _utility(release: Release, opts: dict) -> Finding:
 
     qd = min(3, len(release.quasi_identifiers))  # the papers' qd = 3, fewer when fewer QIs
     res = default_measures(release, queries=opts["queries"], qd=qd, seed=opts["seed"])
+    if "workload-error" not in res:  # plain k-anonymity: information loss only
+        ncp = res["ncp"].to_json()
+        return Finding(
+            key="utility",
+            title="Utility: information loss",
+            paper="LeFevre et al. discernibility; Xu et al. NCP",
+            attacker="—",
+            promise="—",
+            verdict="info",
+            headline="no COUNT-query workload (its queries need a sensitive attribute); "
+            f"normalized certainty penalty {float(ncp.get('value', float('nan'))):.3f}",
+            measures={k: v.to_json() for k, v in res.items()},
+        )
     work = res["workload-error"].to_json()
     return Finding(
         key="utility",
@@ -606,7 +619,7 @@ def audit(
         "records": release.table.n_rows,
         "groups": release.n_groups,
         "quasi_identifiers": list(release.quasi_identifiers),
-        "sensitive": release.sensitive,
+        "sensitive": release.table.sensitive,  # None for plain k-anonymity
         "columns": release_columns(release),
         "suppressed_records": int(release.manifest.get("suppressed_records") or 0),
     }

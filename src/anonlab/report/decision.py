@@ -192,6 +192,9 @@ def decide(
                 "that meets the thresholds."
             )
     not_judged += [f"{name} (not run in this audit)" for name in attacks if name not in by]
+    if "sensitive" in release and release["sensitive"] is None:  # plain k-anonymity
+        not_judged = ["the attacks, which infer sensitive values (the release has no sensitive "
+                      "attribute: plain k-anonymity)"]  # fmt: skip
     blocking = [c for c in criteria if not c["holds"] and c.get("decides", True)]
     release_ok = not blocking
     suppressed = int(release.get("suppressed_records") or 0)

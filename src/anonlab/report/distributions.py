@@ -57,7 +57,7 @@ def _original(release: Release, name: str, top: int) -> dict[str, int]:
 
 def _released(release: Release, name: str, top: int) -> dict[str, int]:
     table = release.table
-    if name == release.sensitive:
+    if name == release.table.sensitive:
         counts = np.asarray(release.sensitive_histogram).sum(axis=0)
         return _top(np.asarray(table.values[name], dtype=object), counts, top)
     if release.scheme == "bucketization":
@@ -72,8 +72,9 @@ def column_distributions(release: Release, top: int = 12) -> dict[str, dict[str,
     """Per quasi-identifier and the sensitive attribute: ``{"original": {label: records},
     "released": {label: records}, "how": words}``."""
     out: dict[str, dict[str, Any]] = {}
-    for name in (*release.quasi_identifiers, release.sensitive):
-        if name == release.sensitive:
+    sensitive = release.table.sensitive
+    for name in (*release.quasi_identifiers, *([sensitive] if sensitive is not None else [])):
+        if name == sensitive:
             how = (
                 "perturbed values, as published"
                 if release.published_sensitive is not None

@@ -266,8 +266,13 @@ def render_html(audit: Audit, title: str | None = None, *, redact: bool = False)
     title = title or f"anonlab audit: {r.get('algorithm')} release"
     summary = (
         f"{r['records']:,} records in {r['groups']:,} groups ({r['scheme']}); "
-        f"quasi-identifiers {', '.join(r['quasi_identifiers'])}; sensitive {r['sensitive']}; "
-        f"made by {r.get('algorithm')} with {parameters_text(r.get('parameters'))}."
+        f"quasi-identifiers {', '.join(r['quasi_identifiers'])}; "
+        + (
+            f"sensitive {r['sensitive']}; "
+            if r.get("sensitive") is not None
+            else "no sensitive attribute (plain k-anonymity); "
+        )  # fmt: skip
+        + f"made by {r.get('algorithm')} with {parameters_text(r.get('parameters'))}."
     )
     settings = kv_table(audit.settings)
     body = f"""{_decision(audit.decision)}

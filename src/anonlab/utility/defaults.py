@@ -15,14 +15,15 @@ def default_measures(
     seed: int = 0,
 ) -> dict[str, Any]:
     """COUNT-query workload error, discernibility, AECS, NCP, prosecutor risk; ARX's Loss for a
-    full-domain release. Returns ``{name: result}``."""
+    full-domain release. Returns ``{name: result}``. A release without a sensitive attribute
+    (plain k-anonymity) has no workload: the papers' queries all carry a sensitive predicate."""
     from anonlab.utility import measure
 
-    res: dict[str, Any] = {
-        "workload-error": measure(
+    res: dict[str, Any] = {}
+    if release.table.sensitive is not None:
+        res["workload-error"] = measure(
             release, "workload-error", n_queries=queries, qd=qd, selectivity=selectivity, seed=seed
         )
-    }
     for name in ("discernibility", "average-class-size", "ncp", "prosecutor-risk"):
         res[name] = measure(release, name)
     if release.levels is not None:  # a full-domain node: ARX's Loss applies
