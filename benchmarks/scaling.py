@@ -27,7 +27,7 @@ shows up as a slope a little above 1 (about 1.1 between 0.1M and 10M).
 
 Reading: ``read-csv`` is ``Table.from_csv`` (chunked, 500,000 rows a chunk), ``read-csv-int32``
 the same with the chunks' provisional codes in int32 instead of the smallest unsigned dtype
-(``anonlab.table._smallest_code_dtype`` replaced in that worker), ``read-csv-whole`` the
+(``anonlab.table.chunked._smallest_code_dtype`` replaced in that worker), ``read-csv-whole`` the
 whole-file path ``Table.from_frame(read_frame(path))``; ``read-parquet`` and
 ``read-parquet-whole`` the same two for Parquet. The input is the resampled table (default
 roles, 8 columns) written beforehand, by another process, to ``$ANONLAB_SCALING_DIR`` (default
@@ -186,9 +186,9 @@ def _read_task(name: str, n: int):
     )
     path = _parquet_path(n) if name.startswith("read-parquet") else _csv_path(n)
     if name == "read-csv-int32":  # the chunks' codes in int32 instead of the smallest dtype
-        import anonlab.table
+        import anonlab.table.chunked
 
-        anonlab.table._smallest_code_dtype = lambda n_values: np.int32
+        anonlab.table.chunked._smallest_code_dtype = lambda n_values: np.int32
     if name in ("read-csv", "read-csv-int32"):
         return lambda: Table.from_csv(path, **kw)
     if name == "read-parquet":

@@ -170,7 +170,7 @@ def test_hierarchy_error_names_the_same_first_value(
 def test_factorize_cells_is_pandas_factorize(picks):
     """Grouping cells by object identity first gives exactly ``pandas.factorize``, whether equal
     cells share one object or not, with missing cells (NaN, None) coded -1."""
-    from anonlab.table import _factorize_cells
+    from anonlab.table.column_types import factorize_cells
 
     shared = ["ab", "cd", "", "ab "]
     values = np.empty(len(picks), dtype=object)
@@ -184,6 +184,6 @@ def test_factorize_cells_is_pandas_factorize(picks):
             if fresh and len(shared[k]) > 1:
                 assert values[i] is not shared[k]
     expected_codes, expected_cells = pd.factorize(values, sort=False)
-    codes, cells = _factorize_cells(values)
+    codes, cells = factorize_cells(values)
     assert np.array_equal(codes, expected_codes)
     assert cells.tolist() == list(expected_cells)
