@@ -62,7 +62,8 @@ def test_bad_release_arguments_raise(table):
         Release(table, np.zeros(7, int), "generalization")
     no_sens = Table.from_frame(pd.DataFrame({"a": [1, 2]}), quasi_identifiers=["a"])
     with pytest.raises(AnonlabError, match="sensitive"):
-        Release(no_sens, np.zeros(2, int), "generalization")
+        Release(no_sens, np.zeros(2, int), "bucketization")
+    assert Release(no_sens, np.zeros(2, int), "generalization").n_groups == 1  # plain k-anon.
 
 
 @settings(max_examples=80, deadline=None)

@@ -407,9 +407,20 @@ def test_sensitive_values_from_the_schema_and_an_interval_builder(cli, hospital,
 
 
 def test_the_unreviewed_draft_has_no_sensitive_attribute(cli, hospital, draft, tmp_path):
+    """The draft names no sensitive attribute: it runs as plain k-anonymity (issue 19), says so,
+    and publishes no sensitive column."""
     data, _ = hospital
-    code, out, err = _run_with(cli, data, draft[0], tmp_path)
-    assert code == 2 and "--sensitive is required" in err and out == ""
+    out_dir = tmp_path / "plain"
+    code, out, err = cli(
+        ["anonymize", "--data", str(data), "--schema", str(draft[0]), "--algorithm", "mondrian",
+         "--k", "3", "--out", str(out_dir)]
+    )  # fmt: skip
+    assert code == 0, err
+    assert "no sensitive attribute: plain k-anonymity" in " ".join(out.split())
+    manifest = json.loads((out_dir / "manifest.json").read_text())
+    assert "sensitive" not in {a["role"] for a in manifest["schema"]}
+    code, out, err = _run_with(cli, data, draft[0], tmp_path, "--l", "2")
+    assert code == 2 and "--sensitive" in err and out == ""
 
 
 def test_schema_with_drop_missing_keeps_the_input_row_ids(cli, tmp_path):

@@ -20,6 +20,7 @@ from anonlab.cli.common import (
     check_workers_option,
     column_summary,
     emit_json,
+    note,
     parse_levels,
     resample_manifest,
     say,
@@ -172,6 +173,11 @@ def anonymize(
         publishes=True,
     )
     check_group_sizes(table.n_rows, k=k, l=l, m=m)  # before any array is sized from them
+    if table.sensitive is None and not as_json:
+        note(
+            "no sensitive attribute: plain k-anonymity (the release publishes generalized "
+            "quasi-identifiers only; --sensitive COL names one)"
+        )
     # no group's members' exact values published as a set unless chosen (before the work)
     require_no_value_sets(table, publication_scheme(algorithm, scheme) or "", None)
     if local:  # out-of-memory risk checked before the work
