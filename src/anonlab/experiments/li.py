@@ -191,6 +191,37 @@ def figure3_comparison(data: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def figure3_mode(data: dict[str, Any]) -> dict[str, Any]:
+    """Figure 3's shape: N1 the largest of the bins N0 … N≥5 at every minExp.
+
+    The paper's table shows it at every minExp (N1 80.4% … 96.2%, the next bin at most 15.9%);
+    the paper states no other shape for N2 … N≥5, whose values are reported bin by bin.
+
+    Returns
+    -------
+    dict
+        ``holds`` (bool: N1 strictly above every other bin at every minExp of ours),
+        ``ours`` and ``paper`` (the largest bin and its share per minExp, in words).
+    """
+
+    def words(frame: pd.DataFrame) -> tuple[bool, str]:
+        shares = frame.set_index("min_exp")[list(SHARE_COLUMNS)]
+        top = shares.idxmax(axis=1)
+        others = shares.drop(columns="N1").max(axis=1)
+        ok = bool((shares["N1"] > others).all())
+        text = ", ".join(
+            f"{me:g}: {top[me]} {shares.loc[me, top[me]]:.1f}% (next {others[me]:.1f}%)"
+            if top[me] == "N1"
+            else f"{me:g}: {top[me]} {shares.loc[me, top[me]]:.1f}%"
+            for me in shares.index
+        )
+        return ok, text
+
+    holds, ours = words(data["frame"])
+    _, paper = words(data["paper"])
+    return {"holds": holds, "ours": ours, "paper": paper}
+
+
 def check_figure3(data: dict[str, Any], tolerance: int = COUNT_TOLERANCE) -> list[dict]:
     """The claims on Figure 3: counts near the paper's, falling with minExp, N0 ≈ 0."""
     f = data["frame"]

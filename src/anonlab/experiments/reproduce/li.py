@@ -1,5 +1,11 @@
 """Li & Li (ICDE 2008), Figures 3-8, as claims (issue 6; issue 18, item 4).
 
+Figure 3's distribution of records by number of incompatible values (N0, N1, ..., N≥5, the
+paper's bins, from :meth:`anonlab.mining.NegativeRuleSet.distribution`, the computation ``anonlab
+rules mine`` prints) is reported bin by bin beside the paper's printed shares (issue 6 sets a
+goal only for N0 and the rule counts); the one shape the paper's table shows at every minExp, N1
+the largest bin, is a paper claim.
+
 Sanity checks: Injector's zero vulnerable records in Figure 4 (the attack uses the very rules
 Injector was given and built its buckets against, with suppression on: zero by construction),
 and Figure 3's falling rule count (the rules at a higher minExp are a subset of those at a
@@ -19,6 +25,7 @@ from anonlab.experiments.claims import (
     from_check,
     reported,
     sanity,
+    trend,
     within,
 )
 from anonlab.experiments.reproduce.common import seeds_text
@@ -63,16 +70,35 @@ def li_claims(quick: bool, figures: Path) -> PaperResult:
                 set3,
             )
         )
-        res.claims.append(
-            claim(
-                "li",
-                f"Figure 3, minExp {me:g}: N1 (% of records with one incompatible value)",
-                float(paper3.loc[me, "N1"]),
-                float(ours3.loc[me, "N1"]),
-                reported(),
-                set3,
+        for col in li.SHARE_COLUMNS[1:]:
+            what = (
+                "at least 5 incompatible values"
+                if col == "N>=5"
+                else (f"{col[1:]} incompatible value{'s' if col != 'N1' else ''}")
             )
+            res.claims.append(
+                claim(
+                    "li",
+                    f"Figure 3, minExp {me:g}: {col.replace('>=', '≥')} (% of records with {what})",
+                    float(paper3.loc[me, col]),
+                    float(ours3.loc[me, col]),
+                    reported(),
+                    set3,
+                )
+            )
+    mode = li.figure3_mode(fig3)
+    res.claims.append(
+        claim(
+            "li",
+            "Figure 3: N1 is the largest bin at every minExp (most records have exactly one "
+            "incompatible value)",
+            mode["paper"],
+            mode["ours"],
+            trend("holds at every minExp (the paper's table: N1 ≥ 80.4% everywhere)"),
+            set3,
+            holds=mode["holds"],
         )
+    )
     for c in li.check_figure3(fig3):
         if c["claim"].startswith("rule counts within"):
             continue  # one claim per minExp above

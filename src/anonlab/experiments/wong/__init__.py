@@ -76,7 +76,12 @@ and :mod:`.cli` (the report, ``python -m anonlab.experiments.wong``). Every publ
 importable from the package.
 """
 
-from anonlab.experiments.wong.claims import check_claims
+from anonlab.experiments.wong.claims import (
+    TIME_GROWS_RHO,
+    check_claims,
+    timing_claims,
+    utility_claims,
+)
 from anonlab.experiments.wong.cli import main
 from anonlab.experiments.wong.data import (
     ALGORITHMS,
@@ -138,6 +143,7 @@ __all__ = [
     "READINGS",
     "RECALL_CAUSES",
     "SENSITIVE",
+    "TIME_GROWS_RHO",
     "accuracy_table",
     "adult_frame",
     "adult_tables",
@@ -165,5 +171,7 @@ __all__ = [
     "release_for",
     "sensitivity",
     "tcloseness_release",
+    "timing_claims",
     "true_distribution",
+    "utility_claims",
 ]

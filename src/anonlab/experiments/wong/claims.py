@@ -203,3 +203,107 @@ def _figure_claims(figs: pd.DataFrame, add: Any) -> None:
                 bool(b < a),
                 f"r={lo_r}: {a:.4f}, r={hi_r}: {b:.4f}",
             )
+
+
+#: "Grows with QI size" for times: Spearman's ρ(QI size, median time) at least this (the same
+#: rule as average Δ's, fixed before the run; absolute times are never compared).
+TIME_GROWS_RHO = 0.8
+
+
+def timing_claims(figs: pd.DataFrame) -> list[dict[str, Any]]:
+    """Figures 1-2 (a) and (b) and Figure 2's text, as checks on times measured in one run
+    (:func:`anonlab.experiments.wong.figures` with ``repeat`` > 1 gives medians).
+
+    * (a) "the time for mining foreground knowledge increases with the QI size": per algorithm
+      and r, Spearman ρ(QI size, median attack time) >= :data:`TIME_GROWS_RHO`;
+    * (b) "the execution time increases with the QI size": the same on the median
+      anonymization time (t-closeness once: its release does not depend on r);
+    * Figure 2: "the time for mining foreground knowledge is larger" at r = 10: per algorithm
+      whose release depends on r (t-closeness excluded), the ratio of the summed medians over
+      the QI sizes, r = 10 over r = 2, above 1.
+
+    Rows of one ``rule`` only (the caller splits by rule). Returns ``{"claim", "ok", "detail"}``
+    dicts with an extra ``"kind"`` (``"mining"``, ``"execution"``, ``"mining-r"``).
+    """
+    out: list[dict[str, Any]] = []
+    ok_rows = figs[figs["attack_seconds"].notna()] if "attack_seconds" in figs else figs.iloc[:0]
+
+    def rng(f: pd.DataFrame, key: str) -> str:
+        lo, hi = f"{key}_seconds_min", f"{key}_seconds_max"
+        if lo not in f:
+            return ", ".join(f"{1000 * v:.0f}" for v in f[f"{key}_seconds"])
+        return ", ".join(
+            f"{1000 * m:.0f} ({1000 * a:.0f}–{1000 * b:.0f})"
+            for m, a, b in zip(f[f"{key}_seconds"], f[lo], f[hi], strict=True)
+        )
+
+    for (alg, r), f in ok_rows.groupby(["algorithm", "r"]):
+        f = f.sort_values("d")
+        if len(f) < 2:
+            continue
+        sizes = ", ".join(str(int(d)) for d in f.d)
+        for key, kind, words in (
+            ("attack", "mining", "time for mining foreground knowledge"),
+            ("anonymize", "execution", "execution time"),
+        ):
+            if key == "anonymize" and alg == "t-closeness" and r != min(figs.r):
+                continue  # the same release at every r: timed once
+            rho = float(f.d.rank().corr(f[f"{key}_seconds"].rank()))
+            who = alg if (alg == "t-closeness" and key == "anonymize") else f"{alg}, r={r}"
+            out.append(
+                {
+                    "claim": f"{who}: {words} increases with the QI size",
+                    "ok": bool(rho >= TIME_GROWS_RHO),
+                    "detail": f"Spearman {rho:.2f}; QI {sizes}: median ms (range) {rng(f, key)}",
+                    "kind": kind,
+                }
+            )
+    rs = sorted(ok_rows.r.unique())
+    if len(rs) >= 2:
+        lo_r, hi_r = rs[0], rs[-1]
+        for alg in [a for a in ok_rows.algorithm.unique() if a != "t-closeness"]:
+            a = ok_rows[(ok_rows.algorithm == alg) & (ok_rows.r == lo_r)]
+            b = ok_rows[(ok_rows.algorithm == alg) & (ok_rows.r == hi_r)]
+            common = sorted(set(a.d) & set(b.d))
+            if not common:
+                continue
+            ta = a[a.d.isin(common)].attack_seconds.sum()
+            tb = b[b.d.isin(common)].attack_seconds.sum()
+            out.append(
+                {
+                    "claim": f"{alg}: mining time larger at r={hi_r} than at r={lo_r}",
+                    "ok": bool(tb > ta),
+                    "detail": (
+                        f"ratio {tb / ta:.2f}: summed medians over QI {common} "
+                        f"{1000 * tb:.0f} ms at r={hi_r}, {1000 * ta:.0f} ms at r={lo_r}"
+                    ),
+                    "kind": "mining-r",
+                }
+            )
+    return out
+
+
+def utility_claims(figs: pd.DataFrame) -> list[dict[str, Any]]:
+    """Figure 3 (a): "the average relative error of t-closeness is the largest" — at every QI
+    size at the smallest r (the panel the paper describes; (b) is not described). Only when
+    t-closeness was run; rows of one ``rule`` (the error does not depend on it)."""
+    if "utility_error" not in figs or "t-closeness" not in set(figs.algorithm):
+        return []
+    r = min(figs.r)
+    sub = figs[(figs.r == r) & figs.utility_error.notna()].pivot_table(
+        index="d", columns="algorithm", values="utility_error", aggfunc="first"
+    )
+    others = [c for c in sub.columns if c != "t-closeness"]
+    ok = bool(len(sub)) and bool((sub["t-closeness"] > sub[others].max(axis=1)).all())
+    detail = "; ".join(
+        f"QI {d}: t-closeness {row['t-closeness']:.3f}, next "
+        f"{row[others].max():.3f} ({row[others].idxmax()})"
+        for d, row in sub.iterrows()
+    )
+    return [
+        {
+            "claim": f"r={r}: t-closeness has the largest average relative error at every QI size",
+            "ok": ok,
+            "detail": detail,
+        }
+    ]
