@@ -15,12 +15,13 @@ from hypothesis import strategies as st
 
 from anonlab import Hierarchy, Table, models
 from anonlab.anonymize import generalize
+from anonlab.anonymize.lattice import inputs as lattice_inputs
 from anonlab.errors import AnonlabError
 from anonlab.grouping import dense_group_ids
 from anonlab.models.result import build_result
 from anonlab.release import Release
 
-L = importlib.import_module("anonlab.anonymize.lattice")  # the module, not the function
+L = importlib.import_module("anonlab.anonymize.lattice")  # the package, not the function
 
 #: Three quasi-identifiers: 3 x 3 x 2 = 18 nodes.
 HIERARCHIES = {
@@ -199,9 +200,9 @@ def test_the_node_limit_is_the_one_enforced(monkeypatch):
                        "s": list("abab")})  # fmt: skip
     table = Table.from_frame(df, quasi_identifiers=QI, sensitive="s", hierarchies=HIERARCHIES)
     n_nodes = len(_nodes())  # 3 * 3 * 2 = 18
-    monkeypatch.setattr(L, "MAX_NODES", n_nodes)
+    monkeypatch.setattr(lattice_inputs, "MAX_NODES", n_nodes)
     L.lattice(table, "k-anonymity", k=2)
-    monkeypatch.setattr(L, "MAX_NODES", n_nodes - 1)
+    monkeypatch.setattr(lattice_inputs, "MAX_NODES", n_nodes - 1)
     with pytest.raises(AnonlabError, match=f"{n_nodes} nodes"):
         L.lattice(table, "k-anonymity", k=2)
 

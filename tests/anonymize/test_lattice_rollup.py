@@ -15,9 +15,12 @@ from hypothesis import strategies as st
 
 from anonlab import Hierarchy, Table, models
 from anonlab.anonymize import generalize
+from anonlab.anonymize.lattice import classes as lattice_classes
+from anonlab.anonymize.lattice import nodes as lattice_nodes
+from anonlab.anonymize.lattice import rollup as lattice_rollup
 from anonlab.release import Release
 
-# The module, not the function that anonlab.anonymize exports under the same name.
+# The package, not the function that anonlab.anonymize exports under the same name.
 L = importlib.import_module("anonlab.anonymize.lattice")
 
 AGE = Hierarchy.intervals(range(12), (3, 6))
@@ -113,7 +116,7 @@ def test_roll_up_equals_direct_grouping(table, nodes, model_params, hashed):
     ``hashed``, by the hashed one)."""
     low, high = nodes
     model, params = model_params
-    parts = L._Partitions(table, model, params)
+    parts = lattice_classes.Partitions(table, model, params)
     if hashed:
         parts._slots = np.zeros(0, dtype=np.int32)  # no dense keys: every grouping hashes
     finer = parts._roll_up(parts.base, low)
@@ -145,7 +148,7 @@ def test_kept_numerators_are_the_records_shares(table, nodes):
     """Σ over kept classes of |class| × leaves under its value (ARX's A_d × |dom_d|) equals
     the same sum taken over the records."""
     _, node = nodes
-    parts = L._Partitions(table, "k-anonymity", {"k": 2})
+    parts = lattice_classes.Partitions(table, "k-anonymity", {"k": 2})
     part = parts.partition(node)
     got = parts.kept_numerators(part, part.failing)
     keep = ~part.failing[parts.class_of_base(node)[0][parts.base_of_row]]
@@ -165,7 +168,7 @@ def test_group_keys_numbers_in_first_appearance_order(keys, hashed):
     keys = np.array(keys, dtype=np.int64)
     span = int(keys.max()) + 1 if len(keys) else 1
     slots = np.zeros(0, dtype=np.int32) if hashed else np.full(1 << 16, -1, dtype=np.int32)
-    group, n, first = L._group_keys(keys, span, slots)
+    group, n, first = lattice_rollup._group_keys(keys, span, slots)
     _, index, inverse = np.unique(keys, return_index=True, return_inverse=True)
     order = np.argsort(index, kind="stable")  # distinct keys by first appearance
     expected = np.empty(len(order), dtype=np.int64)
@@ -195,7 +198,7 @@ def test_monotone_search_answers_truly(case):
     """Whatever it climbs through, the search answers every node as the predicate does, and the
     statuses it infers without checking are true."""
     heights, nodes, truth, order = case
-    strides = L._strides(heights)
+    strides = lattice_nodes.node_strides(heights)
     checked = []
 
     def check(node: np.ndarray) -> bool:
@@ -203,7 +206,7 @@ def test_monotone_search_answers_truly(case):
         checked.append(index)
         return bool(truth[index])
 
-    search = L._MonotoneSearch(check, nodes, heights, L._rank(order))
+    search = lattice_nodes.MonotoneSearch(check, nodes, heights, lattice_nodes.order_rank(order))
     for i in order.tolist():
         assert search.holds(i) == truth[i]
         known = search.status != search.UNKNOWN
@@ -262,8 +265,8 @@ def test_store_budget_changes_nothing_but_work(
     """With no partitions kept (every node rolled up from the base classes) or a budget small
     enough to evict, the search finds the same node and Loss and checks the same nodes."""
     expected = L.lattice(adult_train, model, suppression=suppression, **params)
-    monkeypatch.setattr(L, "_STORE_PER_BASE", per_base)
-    monkeypatch.setattr(L, "_STORE_MAX", most)
+    monkeypatch.setattr(lattice_classes, "_STORE_PER_BASE", per_base)
+    monkeypatch.setattr(lattice_classes, "_STORE_MAX", most)
     got = L.lattice(adult_train, model, suppression=suppression, **params)
     assert got.levels == expected.levels
     assert got.manifest["lattice"] == expected.manifest["lattice"]
@@ -293,7 +296,7 @@ def test_verdicts_equal_direct_checks_on_every_node(adult_train):
 def test_every_node_has_a_partition_equal_to_generalize(adult_train):
     """Walking the whole lattice in the search's own way (each node rolled up from the stored
     partition below it with the fewest classes), every node's class sizes equal generalize's."""
-    parts = L._Partitions(adult_train, "k-anonymity", {"k": 5})
+    parts = lattice_classes.Partitions(adult_train, "k-anonymity", {"k": 5})
     heights = [adult_train.schema[q].hierarchy.height for q in ARX_QI]
     for node in itertools.islice(itertools.product(*(range(h + 1) for h in heights)), 0, None, 7):
         part = parts.partition(np.array(node))

@@ -80,23 +80,16 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from anonlab._validation import (
-    check_choice,
-    check_float,
-    check_int,
-    check_seed,
-    takes_table_or_frame,
-)
+from anonlab._validation import check_float, check_int, takes_table_or_frame
 from anonlab.anonymize.lattice import (
     NODE_METRICS,
     NodeCheck,
     NodeEvaluation,
-    model_parameters,
     prunes_failures,
-    searchable_table,
+    search_inputs,
 )
 from anonlab.errors import AnonlabError, IneligibleError
-from anonlab.release import SCHEMES, Release
+from anonlab.release import Release
 from anonlab.table import Table
 
 #: Nodes checked when no budget is given (a search with neither budget runs to the end).
@@ -169,20 +162,16 @@ def lightning(
     IneligibleError
         When no acceptable node is found (the top node included).
     """
-    metric = check_choice("metric", metric, NODE_METRICS)
-    scheme = check_choice("scheme", scheme, SCHEMES)
-    suppression = check_float("suppression", suppression, low=0.0, high=1.0)
-    seed = check_seed(seed)
+    run = search_inputs(
+        table, model, metrics=NODE_METRICS, metric=metric, scheme=scheme, suppression=suppression,
+        seed=seed, k=k, l=l, c=c, t=t, m=m, distance=distance, sensitive_values=sensitive_values,
+    )  # fmt: skip
+    table, model, params, metric, limit = run.table, run.model, run.params, run.metric, run.limit
     if max_checks is not None:
         max_checks = check_int("max_checks", max_checks, minimum=1)
     if max_seconds is not None:
         max_seconds = check_float("max_seconds", max_seconds, low=0.0)
     bound_effort = check_int("bound_effort", bound_effort, minimum=0)
-    model, params = model_parameters(
-        model, k=k, l=l, c=c, t=t, m=m, distance=distance, sensitive_values=sensitive_values
-    )
-    table = searchable_table(table)
-    limit = int(np.floor(suppression * table.n_rows + 1e-9))
     check = NodeCheck(table, model, params, metric=metric, limit=limit)
     search = LightningSearch(check, max_checks=max_checks, max_seconds=max_seconds)
     search.run()
@@ -211,9 +200,9 @@ def lightning(
         "algorithm": "lightning",
         "parameters": {
             "model": model, **params, "metric": metric, "levels": levels,
-            "suppression": suppression, "max_checks": max_checks, "max_seconds": max_seconds,
+            "suppression": run.suppression, "max_checks": max_checks, "max_seconds": max_seconds,
         },
-        "seed": seed,
+        "seed": run.seed,
         "input_rows": int(table.n_rows),
         "suppressed_records": 0,
         "lattice": {
@@ -237,7 +226,7 @@ def lightning(
             ),
         },
     }  # fmt: skip
-    return check.release(node, scheme, manifest)
+    return check.release(node, run.scheme, manifest)
 
 
 class LightningSearch:
