@@ -245,3 +245,15 @@ def test_attack_foreground_reports_the_audits_count_beside_the_papers(tmp_path, 
     assert payload["audit_at_risk"] == finding.at_risk > 0
     assert payload["audit_promise"] == finding.promise
     assert payload["problematic_records"] != finding.at_risk  # the paper's count, p* > 1/2
+
+
+def test_definetti_strongest_inference_is_a_true_one(releases):
+    """Issue 19: the strongest inference shown names a record's true value (the most confident
+    guess may be wrong), with the probability the attack gives it."""
+    release = releases["anatomy"]
+    inference, finding = contract.run("definetti", release, OPTIONS)
+    truth = release.table.codes["disease"][inference.records]
+    p_true = inference.probability_of(truth)
+    top = int(np.argmax(p_true))
+    value = release.table.values["disease"][truth[top]]
+    assert f"has disease = {value} with probability {p_true[top]:.2f}" in finding.strongest

@@ -75,7 +75,11 @@ def _judge(
     release: Release, knowledge: Knowledge, inference: Inference, options: Mapping[str, Any]
 ) -> Finding:
     """At risk: a target whose true value gets a posterior above the promise by more than the
-    Monte-Carlo noise (0.01, or three between-chain standard errors)."""
+    Monte-Carlo noise (0.01, or three between-chain standard errors).
+
+    The strongest inference shown is the target whose *true* value the attack gives the highest
+    probability (what is really disclosed), not its most confident guess, which may be wrong
+    (the worst records list those, each with whether it is right)."""
     res: DeFinettiResult = inference.detail
     rows = inference.records
     at = np.arange(len(rows))
@@ -102,6 +106,21 @@ def _judge(
                 "correct": bool(j == truth[i]),
             }
         )
+    top = int(np.argmax(p_true)) if len(rows) else None
+    disclosed = (
+        []
+        if top is None
+        else [
+            {
+                "record": int(rows[top]),
+                "group": int(release.group[rows[top]]),
+                "known": describe(release, int(rows[top]), res.attributes),
+                "inferred": res.values[int(truth[top])],
+                "probability": float(p_true[top]),
+                "random_worlds": float(res.baseline[top, truth[top]]),
+            }
+        ]
+    )
     return ATTACK.finding(
         promise=words,
         verdict="at risk" if risk.any() else "pass",
@@ -110,7 +129,7 @@ def _judge(
         at_risk=int(risk.sum()),
         at_risk_records=np.asarray(rows)[risk],
         considered=len(rows),
-        strongest=strongest_sentence(release, worst, set_of=False),
+        strongest=strongest_sentence(release, disclosed, set_of=False),
         measures={**ours, **inference.summary},
         baseline=base,
         worst=worst,
