@@ -53,6 +53,14 @@ def _infer(view: Release, knowledge: Knowledge, options: Mapping[str, Any]) -> I
         seed=int(options.get("seed", 0)),
         progress=options.get("tick"),  # chunked sampling, the same result
     )
+    return inference_of(res)
+
+
+def inference_of(res: DeFinettiResult) -> Inference:
+    """The registry's :class:`Inference` of a deFinetti result: per target the most probable
+    value, its posterior and its random-worlds probability, with the full posterior. ``anonlab
+    attack definetti`` calls it on its own run to report the audit's count beside its own."""
+    rows = res.rows
     best = res.posterior.argmax(axis=1)
     inferred = np.zeros(res.posterior.shape, dtype=bool)
     inferred[np.arange(len(rows)), best] = True
