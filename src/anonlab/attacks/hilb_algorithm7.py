@@ -636,17 +636,9 @@ def hilb_algorithm7(
     keys: np.ndarray | None = None,
 ) -> Algorithm7Result:
     """Run Algorithm 7 (Jin et al. §8.3.1) on a Hilb release, count compromised records and
-    score the inference against the truth.
-
-    The inference is :func:`algorithm7_inference` on :meth:`release.adversary_copy()
-    <anonlab.release.Release.adversary_copy>` (it cannot read the truth); the scores are
-    :meth:`Algorithm7Result.score` on ``release``. Parameters as there.
-
-    Returns
-    -------
-    Algorithm7Result
-        Scored.
-    """
+    score the inference against the truth: :func:`algorithm7_inference` (parameters as there)
+    on :meth:`release.adversary_copy() <anonlab.release.Release.adversary_copy>`, which cannot
+    read the truth, then :meth:`Algorithm7Result.score` on ``release``."""
     view = release.adversary_copy()
     return algorithm7_inference(view, l, tie_break=tie_break, keys=keys).score(release)
 

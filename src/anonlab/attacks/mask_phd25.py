@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -204,38 +205,14 @@ def _group_max_age(release: Release, attribute: str) -> np.ndarray:
 
 
 @takes_release
-def phd25_attack(
-    release: Release,
-    *,
-    sensitive_values: Sequence[str] | None = None,
-    m: int | None = None,
-    as_one_value: bool | None = None,
-    age_attribute: str = "age",
-    max_age: float = 25,
-    value: str = "Doctorate",
-    threshold: float = 0.10,
-) -> PhD25Result:
-    """Run the PhD-25 attack (Jin et al. §8.2.1) on a MASK release and score it.
-
-    The inference is :func:`phd25_inference` on :meth:`release.adversary_copy()
-    <anonlab.release.Release.adversary_copy>` (it cannot read the truth); the scores are
-    :meth:`PhD25Result.score` on ``release``. Parameters as there.
-
-    Returns
-    -------
-    PhD25Result
-        Scored.
+def phd25_attack(release: Release, **options: Any) -> PhD25Result:
+    """Run the PhD-25 attack (Jin et al. §8.2.1) on a MASK release and score it:
+    :func:`phd25_inference` with ``options`` (its keywords: ``sensitive_values``, ``m``,
+    ``as_one_value``, ``age_attribute``, ``max_age``, ``value``, ``threshold``) on
+    :meth:`release.adversary_copy() <anonlab.release.Release.adversary_copy>`, so it cannot
+    read the truth, then :meth:`PhD25Result.score` on ``release``.
     """
-    return phd25_inference(
-        release.adversary_copy(),
-        sensitive_values=sensitive_values,
-        m=m,
-        as_one_value=as_one_value,
-        age_attribute=age_attribute,
-        max_age=max_age,
-        value=value,
-        threshold=threshold,
-    ).score(release)
+    return phd25_inference(release.adversary_copy(), **options).score(release)
 
 
 @takes_release

@@ -342,32 +342,79 @@ def frequent_itemsets(
             if found is None:
                 continue
             items, count, by_value, row_mask = found
-            full = np.full((len(count), n_qi), -1, dtype=np.int32)
-            for c, (j, _) in enumerate(sig):
-                full[:, j] = items[:, c]
-            out_items.append(full)
+            out_items.append(itemset_rows(sig, items, n_qi))
             out_count.append(count)
             out_value.append(by_value)
             next_frequent[sig] = row_mask
         frequent_rows.update(next_frequent)
         if k == max_k or not next_frequent:
             break
-        current = [
-            sig + ((j2, lv2),)
-            for sig in next_frequent
-            for j2 in range(sig[-1][0] + 1, n_qi)
-            for lv2 in catalog.levels[j2]
-        ]
+        current = extend_signatures(next_frequent, catalog)
     dtype = np.float64 if probabilities is not None else np.int64
-    if out_items:
-        items = np.concatenate(out_items)
-        count = np.concatenate(out_count)
-        by_value = np.concatenate(out_value).astype(dtype)
+    return collect_itemsets(
+        catalog, out_items, out_count, out_value, n_values, dtype, min_count, max_k
+    )
+
+
+def cell_items(sig: tuple, cells: np.ndarray, catalog: ItemCatalog) -> np.ndarray:
+    """The items of each cell of signature ``sig``, shape ``(len(cells), len(sig))``.
+
+    ``sig`` is a tuple of (quasi-identifier index, level) keys; a cell is the mixed-radix code
+    of one node per key (radix: the key's node count, ``len(catalog.item_of_node[key])``), the
+    last key varying fastest. A node that is not an item (it covers the whole domain) gives -1.
+    """
+    items = np.empty((len(cells), len(sig)), dtype=np.int64)
+    rest = np.array(cells, dtype=np.int64)
+    for c in range(len(sig) - 1, -1, -1):
+        rest, node = np.divmod(rest, len(catalog.item_of_node[sig[c]]))
+        items[:, c] = catalog.item_of_node[sig[c]][node]
+    return items
+
+
+def itemset_rows(sig: tuple, items: np.ndarray, n_qi: int) -> np.ndarray:
+    """Itemsets of signature ``sig`` as rows of :attr:`FrequentItemsets.items`: the item of
+    each key in its quasi-identifier's column, -1 in the others."""
+    full = np.full((len(items), n_qi), -1, dtype=np.int32)
+    for c, (j, _) in enumerate(sig):
+        full[:, j] = items[:, c]
+    return full
+
+
+def extend_signatures(frequent: Sequence[tuple] | dict, catalog: ItemCatalog) -> list[tuple]:
+    """Apriori's candidates of the next level: each signature in ``frequent`` extended by one
+    (quasi-identifier, level) key on a later quasi-identifier (every level it has)."""
+    n_qi = len(catalog.attributes)
+    return [
+        sig + ((j2, lv2),)
+        for sig in frequent
+        for j2 in range(sig[-1][0] + 1, n_qi)
+        for lv2 in catalog.levels[j2]
+    ]
+
+
+def collect_itemsets(
+    catalog: ItemCatalog,
+    items: list[np.ndarray],
+    count: list[np.ndarray],
+    by_value: list[np.ndarray],
+    n_values: int,
+    dtype: type,
+    min_count: int,
+    max_conditions: int,
+) -> FrequentItemsets:
+    """The :class:`FrequentItemsets` of the per-signature blocks found level by level (rows as
+    from :func:`itemset_rows`, their ``C_X`` and ``C_X[s]``); ``by_value`` cast to ``dtype``.
+    No blocks: empty arrays of the right shapes."""
+    n_qi = len(catalog.attributes)
+    if items:
+        all_items = np.concatenate(items)
+        all_count = np.concatenate(count)
+        all_by_value = np.concatenate(by_value).astype(dtype)
     else:
-        items = np.empty((0, n_qi), dtype=np.int32)
-        count = np.empty(0, dtype=np.int64)
-        by_value = np.empty((0, n_values), dtype=dtype)
-    return FrequentItemsets(catalog, items, count, by_value, min_count, max_k)
+        all_items = np.empty((0, n_qi), dtype=np.int32)
+        all_count = np.empty(0, dtype=np.int64)
+        all_by_value = np.empty((0, n_values), dtype=dtype)
+    return FrequentItemsets(catalog, all_items, all_count, all_by_value, min_count, max_conditions)
 
 
 def _count_signature(sig, rows, row_node, n_nodes, catalog, s_codes, n_values, prob, min_count):
@@ -401,13 +448,7 @@ def _count_signature(sig, rows, row_node, n_nodes, catalog, s_codes, n_values, p
         by_value = np.bincount(flat, weights=p.ravel(), minlength=n_bins * n_values).reshape(
             n_bins, n_values
         )
-    real = keep if cells is None else cells[keep]
-    # decode cell -> node per component, then node -> item
-    items = np.empty((len(keep), len(sig)), dtype=np.int64)
-    rest = real.copy()
-    for c in range(len(sig) - 1, -1, -1):
-        rest, node = np.divmod(rest, radices[c])
-        items[:, c] = catalog.item_of_node[sig[c]][node]
+    items = cell_items(sig, keep if cells is None else cells[keep], catalog)
     ok = (items >= 0).all(axis=1)
     keep, items = keep[ok], items[ok]
     if len(keep) == 0:

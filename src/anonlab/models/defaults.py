@@ -7,6 +7,7 @@ with the same defaults.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from anonlab.errors import AnonlabError
 from anonlab.models.result import CheckResult
@@ -23,7 +24,8 @@ def check_specs(
     sensitive_values: Sequence[str] | None = None,
     only: Sequence[str] | None = None,
 ) -> list[tuple[str, dict]]:
-    """The models to check, with parameters from the arguments or the release's manifest.
+    """The models to check, with parameters from the arguments or the release's manifest;
+    only those named in ``only``, if given.
 
     Defaults: an ℓ-diverse release (frequency form) has groups of at least ℓ, so k = ℓ is
     checked when no k is known; ℓ = 2 when nothing is known; recursive (c,ℓ) with c = 3;
@@ -64,25 +66,12 @@ def check_specs(
 
         specs = [(name, p) for name, p in specs
                  if not get(name).reads_sensitive or (only and name in only)]  # fmt: skip
-    return specs
+    return [(name, p) for name, p in specs if not only or name in only]
 
 
-def default_checks(
-    release: Release,
-    k: int | None = None,
-    l: int | None = None,
-    c: float | None = None,
-    t: float | None = None,
-    m: int | None = None,
-    sensitive_values: Sequence[str] | None = None,
-    only: Sequence[str] | None = None,
-) -> list[CheckResult]:
-    """Run :func:`check_specs`' models (only those named in ``only``, if given)."""
+def default_checks(release: Release, *args: Any, **kwargs: Any) -> list[CheckResult]:
+    """Run the models of :func:`check_specs` (same arguments: ``k``, ``l``, ``c``, ``t``,
+    ``m``, ``sensitive_values``, ``only``), each with its parameters."""
     from anonlab.models import check
 
-    results = []
-    for name, p in check_specs(release, k, l, c, t, m, sensitive_values, only):
-        if only and name not in only:
-            continue
-        results.append(check(release, name, **p))
-    return results
+    return [check(release, name, **p) for name, p in check_specs(release, *args, **kwargs)]

@@ -61,9 +61,11 @@ P. J. Haas and L. Stokes. Estimating the number of classes in a finite populatio
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -266,6 +268,25 @@ def _no_uniques(name: str) -> UniquesEstimate:
     )
 
 
+_Estimator = Callable[[np.ndarray, PopulationModel], UniquesEstimate]
+
+
+def _given_uniques(name: str) -> Callable[[_Estimator], _Estimator]:
+    """Decorate the estimator ``name``: without sample uniques (no class of size 1) it
+    estimates 0 population uniques without fitting; the estimator runs only on samples with
+    some."""
+
+    def decorate(fn: _Estimator) -> _Estimator:
+        @functools.wraps(fn)
+        def estimator(sizes: np.ndarray, model: PopulationModel) -> UniquesEstimate:
+            k, _ = class_size_histogram(sizes)
+            return _no_uniques(name) if k[0] != 1 else fn(sizes, model)
+
+        return estimator
+
+    return decorate
+
+
 def _newton(
     residual: Callable[[float, float], np.ndarray],
     jacobian: Callable[[float, float], np.ndarray],
@@ -302,6 +323,33 @@ def _newton(
     return None
 
 
+def _solve(
+    name: str,
+    equations: tuple[Callable[..., np.ndarray], Callable[..., np.ndarray], Callable[..., bool]],
+    starts: Sequence[tuple[float, float]],
+    estimate: Callable[[float, float, int], UniquesEstimate | str],
+    reason: str,
+    **failed: Any,
+) -> UniquesEstimate:
+    """Fit a two-parameter model: :func:`_newton` on its ``(residual, jacobian, inside)`` from
+    each start in turn (non-finite starts skipped); the first root whose ``estimate`` is
+    accepted (a :class:`UniquesEstimate`, not a string saying why not) is the result. Failing
+    that, the estimator ``name`` fails with the last reason (``reason`` if no start converged)."""
+    for start in starts:
+        if not all(np.isfinite(start)):
+            continue
+        with np.errstate(all="ignore"):  # a start far from the root may overflow: it fails
+            solved = _newton(*equations[:2], start, equations[2])
+        if solved is None:
+            continue
+        outcome = estimate(*solved)
+        if isinstance(outcome, UniquesEstimate):
+            return outcome
+        reason = outcome
+    return _failed(name, reason, **failed)
+
+
+@_given_uniques("pitman")
 def pitman(sizes: np.ndarray, model: PopulationModel) -> UniquesEstimate:
     """Population uniques under Pitman's sampling formula (Pitman 1996; Hoshino 2001).
 
@@ -318,9 +366,7 @@ def pitman(sizes: np.ndarray, model: PopulationModel) -> UniquesEstimate:
     model : PopulationModel
     """
     k, c = class_size_histogram(sizes)
-    c1 = float(c[0]) if k[0] == 1 else 0.0
-    if c1 == 0:
-        return _no_uniques("pitman")
+    c1 = float(c[0])
     u = float(c.sum())
     n = float(model.sample_size)
     i_u = np.arange(1, int(u), dtype=np.float64)  # 1 .. u-1
@@ -359,29 +405,20 @@ def pitman(sizes: np.ndarray, model: PopulationModel) -> UniquesEstimate:
         t0 = (n * u * cc - c1 * (n - 1.0) * (2.0 * u + cc)) / denominator
         starts.insert(0, (t0, (t0 * (c1 - n) + (n - 1.0) * c1) / (n * u)))
     big_n = float(model.population_size)
-    reason = "Newton-Raphson did not converge from Hoshino's start or ARX's 16 start values"
-    for start in starts:
-        if not all(np.isfinite(start)):
-            continue
-        with np.errstate(all="ignore"):  # a start far from the root may overflow: it fails
-            solved = _newton(residual, jacobian, start, inside)
-        if solved is None:
-            continue
-        t, a, its = solved
-        params = {"theta": t, "alpha": a, "iterations": its}
+
+    def estimate(t: float, a: float, its: int) -> UniquesEstimate | str:
         if a == 0.0:
-            reason = "the fitted alpha is 0"
-            continue
+            return "the fitted alpha is 0"
         try:
             est = math.exp(math.lgamma(t + 1.0) - math.lgamma(t + a) + a * math.log(big_n))
         except (OverflowError, ValueError):
-            reason = "the estimate overflows"
-            continue
+            return "the estimate overflows"
         if not (0.0 <= est <= big_n):
-            reason = f"the estimate {est:.6g} is outside [0, N]"
-            continue
-        return _result("pitman", est, model, parameters=params)
-    return _failed("pitman", reason)
+            return f"the estimate {est:.6g} is outside [0, N]"
+        return _result("pitman", est, model, parameters={"theta": t, "alpha": a, "iterations": its})
+
+    reason = "Newton-Raphson did not converge from Hoshino's start or ARX's 16 start values"
+    return _solve("pitman", (residual, jacobian, inside), starts, estimate, reason)
 
 
 def _log_choose(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -389,6 +426,7 @@ def _log_choose(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return lg(a + 1.0) - lg(b + 1.0) - lg(a - b + 1.0)
 
 
+@_given_uniques("zayatz")
 def zayatz(sizes: np.ndarray, model: PopulationModel) -> UniquesEstimate:
     """Population uniques by Zayatz's method (Zayatz 1991), as ARX computes it.
 
@@ -404,8 +442,6 @@ def zayatz(sizes: np.ndarray, model: PopulationModel) -> UniquesEstimate:
     model : PopulationModel
     """
     k, c = class_size_histogram(sizes)
-    if k[0] != 1:
-        return _no_uniques("zayatz")
     big_n, n = float(model.population_size), float(model.sample_size)
     kf = k.astype(np.float64)
     possible = big_n - kf >= n - 1.0
@@ -437,6 +473,7 @@ def _shlosser_k(k: np.ndarray, c: np.ndarray, f: float) -> float:
     return float(c.sum() + c1 * (var1 / var2) * (var3 / var4) ** 2)
 
 
+@_given_uniques("snb")
 def snb(sizes: np.ndarray, model: PopulationModel) -> UniquesEstimate:
     """Population uniques under the slide negative binomial model (Chen & Keller-McNulty 1998).
 
@@ -453,8 +490,6 @@ def snb(sizes: np.ndarray, model: PopulationModel) -> UniquesEstimate:
     model : PopulationModel
     """
     k, c = class_size_histogram(sizes)
-    if k[0] != 1:
-        return _no_uniques("snb")
     c1 = float(c[0])
     c2 = float(c[k == 2][0]) if np.any(k == 2) else 0.0
     f = model.sampling_fraction
@@ -486,23 +521,21 @@ def snb(sizes: np.ndarray, model: PopulationModel) -> UniquesEstimate:
     def inside(a: float, b: float) -> bool:
         return a > 0.0 and 0.0 < b < 1.0
 
-    reason = (
-        "Newton-Raphson did not converge from ARX's 16 start values inside alpha > 0, 0 < beta < 1"
-    )
-    for start in [(x, y) for x in _GRID for y in _GRID]:
-        with np.errstate(all="ignore"):  # a start far from the root may overflow: it fails
-            solved = _newton(residual, jacobian, start, inside)
-        if solved is None:
-            continue
-        a, b, its = solved
+    def estimate(a: float, b: float, its: int) -> UniquesEstimate | str:
         est = big_k * b**a
         if not (np.isfinite(est) and 0.0 < est <= model.population_size):
-            reason = f"the estimate {est:.6g} is outside (0, N]"
-            continue
+            return f"the estimate {est:.6g} is outside (0, N]"
         return _result(
             "snb", est, model, parameters={"alpha": a, "beta": b, "K": big_k, "iterations": its}
         )
-    return _failed("snb", reason, parameters={"K": big_k})
+
+    starts = [(x, y) for x in _GRID for y in _GRID]
+    reason = (
+        "Newton-Raphson did not converge from ARX's 16 start values inside alpha > 0, 0 < beta < 1"
+    )
+    return _solve(
+        "snb", (residual, jacobian, inside), starts, estimate, reason, parameters={"K": big_k}
+    )
 
 
 def dankar(sizes: np.ndarray, model: PopulationModel) -> UniquesEstimate:

@@ -9,17 +9,16 @@ Jin, Zhang, Das (ASAP, Information Systems 2011, Defs. 3-5).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from anonlab._validation import check_seed, takes_release, takes_table
-from anonlab.attacks.asap_checker.inference import NAIVE, asap_inference
+from anonlab.attacks.asap_checker.inference import asap_inference, check_naive
 from anonlab.attacks.asap_checker.knowledge import AsapKnowledge, asap_knowledge
 from anonlab.attacks.asap_checker.result import AsapResult
 from anonlab.attacks.asap_checker.runs import (
-    MAX_RUNS,
     algorithm_takes_seed,
     is_deterministic,
     release_signature,
@@ -37,16 +36,10 @@ def asap_check(
     params: Mapping[str, Any] | None = None,
     *,
     seed: int = 0,
-    knowledge: str = "multiset",
-    naive: str = "minimal-change",
-    negative_facts: Sequence[tuple[int, str]] = (),
-    constraints: Callable[[np.ndarray], np.ndarray] | None = None,
-    n_seeds: int | None = None,
-    known_seed: bool = False,
-    tolerance: float | None = None,
-    max_runs: int = MAX_RUNS,
+    **options: Any,
 ) -> AsapResult:
-    """Publish ``table`` with ``algorithm`` and check the release for ASAP by enumeration.
+    """Publish ``table`` with ``algorithm`` and check the release for ASAP by enumeration
+    (:func:`check_release`, which takes the keyword ``options``).
 
     Parameters
     ----------
@@ -94,20 +87,7 @@ def asap_check(
     if algorithm_takes_seed(algorithm):
         kw["seed"] = seed
     release = anonymize(table, algorithm, **kw)
-    return check_release(
-        release,
-        algorithm,
-        params,
-        seed=seed,
-        knowledge=knowledge,
-        naive=naive,
-        negative_facts=negative_facts,
-        constraints=constraints,
-        n_seeds=n_seeds,
-        known_seed=known_seed,
-        tolerance=tolerance,
-        max_runs=max_runs,
-    )
+    return check_release(release, algorithm, params, seed=seed, **options)
 
 
 @takes_release
@@ -120,13 +100,12 @@ def check_release(
     knowledge: str = "multiset",
     naive: str = "minimal-change",
     negative_facts: Sequence[tuple[int, str]] = (),
-    constraints: Callable[[np.ndarray], np.ndarray] | None = None,
-    n_seeds: int | None = None,
     known_seed: bool = False,
-    tolerance: float | None = None,
-    max_runs: int = MAX_RUNS,
+    **options: Any,
 ) -> AsapResult:
-    """Check an existing release for ASAP (see :func:`asap_check`), scored.
+    """Check an existing release for ASAP (see :func:`asap_check`), scored. The other
+    ``options`` are :func:`asap_inference`'s (``constraints``, ``n_seeds``, ``tolerance``,
+    ``max_runs``).
 
     ``algorithm``, ``params`` and ``seed`` default to the release's manifest (parameters the
     algorithm does not take are dropped); re-running them on the original table must reproduce
@@ -142,19 +121,10 @@ def check_release(
         knowledge=knowledge,
         negative_facts=negative_facts,
     )
-    if naive not in NAIVE:
-        raise AnonlabError(f"parameter 'naive' must be one of {list(NAIVE)}, got {naive!r}")
+    check_naive(naive)  # before re-running the algorithm
     check_reproduces(release, stated, known_seed=known_seed)
-    result = asap_inference(
-        release.adversary_copy(),
-        stated,
-        naive=naive,
-        constraints=constraints,
-        n_seeds=n_seeds,
-        known_seed=known_seed,
-        tolerance=tolerance,
-        max_runs=max_runs,
-    )
+    view = release.adversary_copy()
+    result = asap_inference(view, stated, naive=naive, known_seed=known_seed, **options)
     return result.score(release)
 
 

@@ -43,6 +43,12 @@ from anonlab.release import Release
 NAIVE = ("minimal-change", "face-value", "free")
 
 
+def check_naive(naive: str) -> None:
+    """Raise unless ``naive`` is one of :data:`NAIVE`."""
+    if naive not in NAIVE:
+        raise AnonlabError(f"parameter 'naive' must be one of {list(NAIVE)}, got {naive!r}")
+
+
 @takes_release
 def asap_inference(
     view: Release,
@@ -72,8 +78,7 @@ def asap_inference(
     naive, constraints, n_seeds, known_seed, tolerance, max_runs
         As in :func:`asap_check`.
     """
-    if naive not in NAIVE:
-        raise AnonlabError(f"parameter 'naive' must be one of {list(NAIVE)}, got {naive!r}")
+    check_naive(naive)
     table = view.adversary_copy().table  # the published values: never the original ones
     algorithm, params, seed = stated.algorithm, dict(stated.params), stated.seed
     knowledge = stated.knowledge

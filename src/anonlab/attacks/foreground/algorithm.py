@@ -20,14 +20,19 @@ import numpy as np
 from anonlab._validation import check_int, takes_release
 from anonlab.attacks.foreground.global_distribution import mine_from_layout
 from anonlab.attacks.foreground.inputs import (
-    check_attributes,
-    count_x,
+    MiningOptions,
     mining_options,
     require_groups,
     resolve_targets,
+    search_attributes,
+    target_counts,
 )
 from anonlab.attacks.foreground.kernel import GroupLayout
-from anonlab.attacks.foreground.result import ForegroundResult
+from anonlab.attacks.foreground.result import (
+    ConvergenceReport,
+    ForegroundResult,
+    GlobalDistribution,
+)
 from anonlab.attacks.foreground.signatures import RowIndex, distinct_keys
 from anonlab.release import Release
 
@@ -49,16 +54,22 @@ def frequent_attribute_sets(
     The empty set is not listed.
     """
     require_groups(release)
-    attrs = check_attributes(
-        release, release.quasi_identifiers if attributes is None else attributes
-    )
+    attrs, top = search_attributes(release, attributes, max_attributes)
     J = check_int("min_support", min_support, minimum=1)
-    top = (
-        len(attrs)
-        if max_attributes is None
-        else check_int("max_attributes", max_attributes, minimum=0)
-    )
     return _frequent_sets(RowIndex.of(release, attrs), J, top)
+
+
+def apriori_candidates(
+    attributes: Sequence[str], size: int, level: Sequence[tuple[str, ...]]
+) -> list[tuple[str, ...]]:
+    """The attribute sets of ``size`` (combinations of ``attributes``, in their order) whose
+    every ``(size-1)``-subset is in ``level``, the survivors of the previous level (Apriori)."""
+    survivors = set(level)
+    return [
+        c
+        for c in itertools.combinations(attributes, size)
+        if all(tuple(x for x in c if x != d) in survivors for d in c)
+    ]
 
 
 def _frequent_sets(index: RowIndex, J: int, top: int) -> list[tuple[str, ...]]:
@@ -70,12 +81,7 @@ def _frequent_sets(index: RowIndex, J: int, top: int) -> list[tuple[str, ...]]:
     out = []
     level = [()]
     for size in range(1, min(top, len(attrs)) + 1):
-        survivors = set(level)
-        cands = [
-            c
-            for c in itertools.combinations(attrs, size)
-            if all(tuple(x for x in c if x != d) in survivors for d in c)
-        ]
+        cands = apriori_candidates(attrs, size, level)
         level = []
         for c in cands:
             eligible = np.ones(n_rows, dtype=bool)
@@ -158,33 +164,23 @@ def foreground_attack(
     ForegroundResult
     """
     require_groups(release)
-    J, small_signature, tol, max_iter = mining_options(
-        epsilon, sigma, min_support, small_signature, tol, max_iter
+    options = mining_options(
+        epsilon, sigma, min_support, small_signature, tol, max_iter, newton, accelerate
     )
     targets = resolve_targets(release, sensitive_values)
-    attrs = check_attributes(
-        release, release.quasi_identifiers if attributes is None else attributes
-    )
-    top = (
-        len(attrs)
-        if max_attributes is None
-        else check_int("max_attributes", max_attributes, minimum=0)
-    )
+    attrs, top = search_attributes(release, attributes, max_attributes)
     index = RowIndex.of(release, attrs)
-    sets = _frequent_sets(index, J, top)
+    sets = _frequent_sets(index, options.J, top)
     if include_empty:
         sets = [(), *sets]
     n = release.table.n_rows
-    sizes = np.asarray(release.group_sizes, dtype=np.float64)
     p_star = np.full(n, -np.inf)
     best_a = np.full(n, -1, dtype=np.int64)
     best_x = np.full(n, -1, dtype=np.int64)
     baseline = np.zeros(n)
     prepared = []
-    for target in targets:
-        n_x = count_x(release, target[1])
-        baseline = np.maximum(baseline, (n_x / np.maximum(sizes, 1))[release.group])
-        base = float(n_x.sum()) / max(n, 1)
+    for target, n_x, rate, base in target_counts(release, targets):
+        baseline = np.maximum(baseline, rate[release.group])
         prepared.append((target, GroupLayout(release.group, release.n_groups, n_x), base))
 
     def take(records: np.ndarray, p: np.ndarray | float, ai: int, xi: int) -> None:
@@ -199,18 +195,7 @@ def foreground_attack(
         signatures = index.signatures(attrs_a)
         for xi, (target, layout, base) in enumerate(prepared):
             dist, rep, posterior = mine_from_layout(
-                release,
-                attrs_a,
-                target,
-                layout,
-                signatures,
-                J,
-                small_signature,
-                tol,
-                max_iter,
-                newton,
-                base,
-                accelerate,
+                release, attrs_a, target, layout, signatures, options, base
             )
             if ai == 0:  # p = 0 and p = 1 in groups without / all x: the same for every set
                 take(layout.zero, 0.0, ai, xi)
@@ -218,17 +203,35 @@ def foreground_attack(
             take(posterior.records, posterior.member, ai, xi)
             dists.append(dist)
             reports.append(rep)
-    if not sets:  # nothing frequent and the empty set excluded: fall back to the baseline
+    return foreground_result(
+        p_star, baseline, best_a, best_x, sets, targets, dists, reports, options
+    )
+
+
+def foreground_result(
+    p_star: np.ndarray,
+    baseline: np.ndarray,
+    best_attributes: np.ndarray,
+    best_target: np.ndarray,
+    sets: Sequence[tuple[str, ...]],
+    targets: Sequence[tuple[tuple[str, ...], np.ndarray]],
+    distributions: Sequence[GlobalDistribution],
+    reports: Sequence[ConvergenceReport],
+    options: MiningOptions,
+) -> ForegroundResult:
+    """Algorithm 1's result from its per-record maxima; where no attribute set was searched
+    (nothing frequent and the empty set excluded), ``p*`` falls back to the baseline."""
+    if not sets:
         p_star = baseline.copy()
     return ForegroundResult(
         p_star=p_star,
         baseline=baseline,
-        best_attributes=best_a,
-        best_target=best_x,
+        best_attributes=best_attributes,
+        best_target=best_target,
         attribute_sets=tuple(sets),
         targets=tuple(t[0] for t in targets),
-        distributions=tuple(dists),
+        distributions=tuple(distributions),
         reports=tuple(reports),
-        min_support=J,
-        small_signature=small_signature,
+        min_support=options.J,
+        small_signature=options.small_signature,
     )

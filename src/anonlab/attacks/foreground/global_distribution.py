@@ -17,8 +17,9 @@ import numpy as np
 
 from anonlab._validation import takes_release
 from anonlab.attacks.foreground.inputs import (
+    MiningOptions,
     check_attributes,
-    count_x,
+    count_target,
     mining_options,
     require_groups,
     resolve_targets,
@@ -38,13 +39,8 @@ def mine_from_layout(
     target: tuple[tuple[str, ...], np.ndarray],
     layout: GroupLayout,
     signatures: Signatures,
-    min_support: int,
-    small_signature: str,
-    tol: float,
-    max_iter: int,
-    newton: bool,
+    options: MiningOptions,
     base: float,
-    accelerate: bool | str = True,
 ) -> tuple[GlobalDistribution, ConvergenceReport, Posterior]:
     """Mine one (attribute set, target); also returns ``p(t : x)`` of every record under the
     mined distribution (Eqs. 1-3), computed by the solver at its last point.
@@ -54,16 +50,23 @@ def mine_from_layout(
     passes representative records): ``target`` as from
     :func:`~anonlab.attacks.foreground.inputs.resolve_targets`, ``layout`` and ``signatures``
     over the same records, the options as from
-    :func:`~anonlab.attacks.foreground.inputs.mining_options`, and ``base = #x / |T*|``, the
-    starting point of every unknown (and the fixed ``f`` under ``"base-rate"``).
+    :func:`~anonlab.attacks.foreground.inputs.mining_options`, and ``base = #x / |T*|``
+    (:func:`~anonlab.attacks.foreground.inputs.count_target`), the starting point of every
+    unknown (and the fixed ``f`` under ``"base-rate"``).
     """
+    min_support, small_signature = options.J, options.small_signature
     support = signatures.support
     sufficient = support >= min_support
     m = len(support)
     sig_var, fixed_sig, n_vars = signature_unknowns(sufficient, small_signature, base)
     problem = FixedPointProblem(layout, signatures, sig_var, fixed_sig, n_vars)
     f, report, posterior = solve_fixed_point(
-        problem, np.full(n_vars, base), tol, max_iter, newton, accelerate
+        problem,
+        np.full(n_vars, base),
+        options.tol,
+        options.max_iter,
+        options.newton,
+        options.accelerate,
     )
     prob = fixed_sig if not n_vars else np.where(sig_var >= 0, f[np.maximum(sig_var, 0)], fixed_sig)
     dist = GlobalDistribution(
@@ -154,6 +157,25 @@ def mine_global_distribution(
         ``f`` for every signature of ``A`` in the release (fixed values for insufficient ones).
     ConvergenceReport
     """
+    attrs, target = one_target(release, attributes, sensitive_values)
+    options = mining_options(
+        epsilon, sigma, min_support, small_signature, tol, max_iter, newton, accelerate
+    )
+    n_x, base = count_target(release, target[1])
+    layout = GroupLayout(release.group, release.n_groups, n_x)
+    signatures = RowIndex.of(release, attrs).signatures(attrs)
+    dist, report, _ = mine_from_layout(release, attrs, target, layout, signatures, options, base)
+    return dist, report
+
+
+def one_target(
+    release: Release, attributes: Sequence[str] | str, sensitive_values: Any
+) -> tuple[tuple[str, ...], tuple[tuple[str, ...], np.ndarray]]:
+    """The checked attribute set and the one target (as from
+    :func:`~anonlab.attacks.foreground.inputs.resolve_targets`) of
+    :func:`mine_global_distribution` (and of its map-reduce version). Raises on a release
+    without per-record groups, an attribute that is not a quasi-identifier, or not exactly one
+    target."""
     require_groups(release)
     attrs = check_attributes(release, attributes)
     targets = resolve_targets(release, sensitive_values)
@@ -162,25 +184,4 @@ def mine_global_distribution(
             f"mine_global_distribution takes one target x (a value or a value set), got "
             f"{len(targets)}"
         )
-    J, small_signature, tol, max_iter = mining_options(
-        epsilon, sigma, min_support, small_signature, tol, max_iter
-    )
-    n_x = count_x(release, targets[0][1])
-    layout = GroupLayout(release.group, release.n_groups, n_x)
-    signatures = RowIndex.of(release, attrs).signatures(attrs)
-    base = float(n_x.sum()) / max(release.table.n_rows, 1)
-    dist, report, _ = mine_from_layout(
-        release,
-        attrs,
-        targets[0],
-        layout,
-        signatures,
-        J,
-        small_signature,
-        tol,
-        max_iter,
-        newton,
-        base,
-        accelerate,
-    )
-    return dist, report
+    return attrs, targets[0]

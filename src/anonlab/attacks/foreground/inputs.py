@@ -11,7 +11,9 @@ attack and its map-reduce version (:mod:`anonlab.distributed.measures`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -102,6 +104,58 @@ def count_x(release: Release, mask: np.ndarray) -> np.ndarray:
     return (np.asarray(release.sensitive_histogram)[:, mask]).sum(axis=1).astype(np.int64)
 
 
+def count_target(release: Release, mask: np.ndarray) -> tuple[np.ndarray, float]:
+    """The published counts ``n_k`` of the target in each group (:func:`count_x`) and its base
+    rate ``#x / |T*|``, the solver's starting point (the fixed ``f`` under ``"base-rate"``)."""
+    n_x = count_x(release, mask)
+    return n_x, float(n_x.sum()) / max(release.table.n_rows, 1)
+
+
+def search_attributes(
+    release: Release, attributes: Sequence[str] | None, max_attributes: int | None
+) -> tuple[tuple[str, ...], int]:
+    """The quasi-identifiers Algorithm 1 searches (default: all of the release's; checked by
+    :func:`check_attributes`) and the largest attribute-set
+    size (``max_attributes``, at least 0; default: all of them)."""
+    attrs = check_attributes(
+        release, release.quasi_identifiers if attributes is None else attributes
+    )
+    top = (
+        len(attrs)
+        if max_attributes is None
+        else check_int("max_attributes", max_attributes, minimum=0)
+    )
+    return attrs, top
+
+
+def target_counts(
+    release: Release, targets: Sequence[tuple[tuple[str, ...], np.ndarray]]
+) -> list[tuple[tuple[tuple[str, ...], np.ndarray], np.ndarray, np.ndarray, float]]:
+    """Per target: the target, its published count ``n_k`` per group, its rate
+    ``n_k / |G_k|`` per group (the random-world probability of the group's members), and its
+    base rate ``#x / |T*|`` (:func:`count_target`). Reads
+    only ``release.group_sizes`` and ``release.sensitive_histogram``."""
+    sizes = np.asarray(release.group_sizes, dtype=np.float64)
+    out = []
+    for target in targets:
+        n_x, base = count_target(release, target[1])
+        out.append((target, n_x, n_x / np.maximum(sizes, 1), base))
+    return out
+
+
+@dataclass(frozen=True)
+class MiningOptions:
+    """Checked mining options (from :func:`mining_options`): Theorem 1's support ``J``, the
+    rule for smaller signatures, and the solver's settings for Eq. (4)."""
+
+    J: int
+    small_signature: str
+    tol: float
+    max_iter: int
+    newton: bool = True
+    accelerate: bool | str = True
+
+
 def mining_options(
     epsilon: float,
     sigma: float,
@@ -109,12 +163,15 @@ def mining_options(
     small_signature: str,
     tol: float,
     max_iter: int,
-) -> tuple[int, str, float, int]:
-    """Checked mining options: ``(J, small_signature, tol, max_iter)``.
+    newton: bool = True,
+    accelerate: bool | str = True,
+) -> MiningOptions:
+    """Checked mining options as a :class:`MiningOptions`.
 
     ``J`` is Theorem 1's support :func:`hoeffding_support` ``(epsilon, sigma)`` unless
     ``min_support`` overrides it (at least 1); ``small_signature`` must be one of
-    ``SMALL_SIGNATURE``; ``tol >= 0`` and ``max_iter >= 0`` are the solver's settings for Eq. (4).
+    ``SMALL_SIGNATURE``; ``tol >= 0`` and ``max_iter >= 0`` are the solver's settings for Eq. (4);
+    ``newton`` and ``accelerate`` are passed to the solver as given.
     """
     J = hoeffding_support(epsilon, sigma)
     if min_support is not None:
@@ -122,4 +179,20 @@ def mining_options(
     small_signature = check_choice("small_signature", small_signature, SMALL_SIGNATURE)
     tol = check_float("tol", tol, low=0.0)
     max_iter = check_int("max_iter", max_iter, minimum=0)
-    return J, small_signature, tol, max_iter
+    return MiningOptions(J, small_signature, tol, max_iter, newton, accelerate)
+
+
+def keyword_options(function: Callable[..., Any], options: Mapping[str, Any]) -> dict[str, Any]:
+    """The keyword-only parameters of ``function`` as a call with ``options`` binds them: the
+    given values, the defaults for the others.
+
+    Lets a function that takes ``**options`` on behalf of ``function`` (the map-reduce attack)
+    accept exactly its options, with its defaults. An unknown name raises ``TypeError``, as
+    the call would.
+    """
+    params = inspect.signature(function).parameters.values()
+    defaults = {p.name: p.default for p in params if p.kind is p.KEYWORD_ONLY}
+    for name in options:
+        if name not in defaults:
+            raise TypeError(f"{function.__name__}() got an unexpected keyword argument {name!r}")
+    return {**defaults, **options}

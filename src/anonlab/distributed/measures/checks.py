@@ -10,7 +10,6 @@ group-local matchings) is not distributed.
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,24 +127,17 @@ def check_distributed(
 
 def default_checks_distributed(
     release: Release,
-    k: int | None = None,
-    l: int | None = None,
-    c: float | None = None,
-    t: float | None = None,
-    m: int | None = None,
-    sensitive_values: Sequence[str] | None = None,
-    only: Sequence[str] | None = None,
-    *,
+    *args: Any,
     client: Any = None,
     partitions: Partitions | None = None,
     n_partitions: int | None = None,
+    **kwargs: Any,
 ) -> list:
-    """:func:`anonlab.models.defaults.default_checks` (what ``anonlab check`` runs) with one
-    map-reduce for the group statistics shared by every model."""
+    """:func:`anonlab.models.defaults.default_checks` (what ``anonlab check`` runs, with its
+    arguments) with one map-reduce for the group statistics shared by every model."""
     from anonlab.models.defaults import default_checks
 
     stats = group_statistics_distributed(
         release, client=client, partitions=partitions, n_partitions=n_partitions
     )
-    proxy = release_with_statistics(release, stats)
-    return default_checks(proxy, k, l, c, t, m, sensitive_values, only)
+    return default_checks(release_with_statistics(release, stats), *args, **kwargs)

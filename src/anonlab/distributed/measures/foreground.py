@@ -13,7 +13,6 @@ block receiving those of its own (group, signature) pairs only.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,7 +33,6 @@ from anonlab.distributed.measures.checks import (
 )
 from anonlab.distributed.measures.keys import decode_keys, key_space, radix_keys, unique_counts
 from anonlab.distributed.measures.partitions import Partitions, release_parts
-from anonlab.errors import AnonlabError
 from anonlab.release import Release
 
 
@@ -79,36 +77,24 @@ def frequent_attribute_sets_distributed(
 ) -> list[tuple[str, ...]]:
     """:func:`anonlab.attacks.foreground.frequent_attribute_sets` by map-reduce: one map per
     level, counting signatures keyed by their mixed-radix code (exact integer sums)."""
-    from anonlab.attacks.foreground.inputs import require_groups
+    from anonlab.attacks.foreground.inputs import require_groups, search_attributes
 
     require_groups(release)
     parts = release_parts(release, client, partitions, n_partitions)
-    return _frequent_sets(release, parts, client, min_support, attributes, max_attributes)[0]
-
-
-def _frequent_sets(release, parts, client, min_support, attributes, max_attributes):
-    from anonlab.attacks.foreground.inputs import check_attributes
-
-    attrs = check_attributes(
-        release, release.quasi_identifiers if attributes is None else attributes
-    )
+    attrs, top = search_attributes(release, attributes, max_attributes)
     J = check_int("min_support", min_support, minimum=1)
-    top = (
-        len(attrs)
-        if max_attributes is None
-        else check_int("max_attributes", max_attributes, minimum=0)
-    )
+    return _frequent_sets(release, parts, client, J, attrs, top)[0]
+
+
+def _frequent_sets(release, parts, client, J, attrs, top):
+    from anonlab.attacks.foreground.algorithm import apriori_candidates
+
     table = release.table
     sufficient: dict[tuple[str, ...], np.ndarray] = {}
     out: list[tuple[str, ...]] = []
     level: list[tuple[str, ...]] = [()]
     for size in range(1, min(top, len(attrs)) + 1):
-        survivors = set(level)
-        cands = [
-            c
-            for c in itertools.combinations(attrs, size)
-            if all(tuple(x for x in c if x != d) in survivors for d in c)
-        ]
+        cands = apriori_candidates(attrs, size, level)
         for c in cands:
             key_space(table, c, what=" (foreground attack)")
         level = []
@@ -251,59 +237,41 @@ def mine_global_distribution_distributed(
     attributes: Sequence[str] | str,
     sensitive_values: Any,
     *,
-    epsilon: float = 0.01,
-    sigma: float = 0.9,
-    min_support: int | None = None,
-    small_signature: str = "uniform-half",
-    tol: float = 1e-10,
-    max_iter: int = 10_000,
-    newton: bool = True,
-    accelerate: bool | str = True,
     client: Any = None,
     partitions: Partitions | None = None,
     n_partitions: int | None = None,
+    **options: Any,
 ) -> tuple[Any, Any]:
     """:func:`anonlab.attacks.foreground.mine_global_distribution` from map-reduced counts.
 
+    ``options`` are the single machine's (``epsilon``, ``sigma``, ``min_support``,
+    ``small_signature``, ``tol``, ``max_iter``, ``newton``, ``accelerate``), with its defaults.
     The map counts each (group, signature) pair of the attribute set and each group's count of
     the target (the published histogram); the driver solves Eqs. (4)-(6) with the single-machine
     solver on one representative record per counted member; a second map gives each record its
     signature index. The result (``probability``, ``support``, ``sufficient``, ``signatures``,
     ``record_signature``, the convergence report) equals the single machine's.
     """
-    from anonlab.attacks.foreground.global_distribution import mine_from_layout
-    from anonlab.attacks.foreground.inputs import (
-        check_attributes,
-        count_x,
-        mining_options,
-        require_groups,
-        resolve_targets,
+    from anonlab.attacks.foreground.global_distribution import (
+        mine_from_layout,
+        mine_global_distribution,
+        one_target,
     )
+    from anonlab.attacks.foreground.inputs import count_target, keyword_options, mining_options
     from anonlab.attacks.foreground.kernel import GroupLayout
 
-    require_groups(release)
-    attrs = check_attributes(release, attributes)
-    targets = resolve_targets(release, sensitive_values)
-    if len(targets) != 1:
-        raise AnonlabError(
-            f"mine_global_distribution takes one target x (a value or a value set), got "
-            f"{len(targets)}"
-        )
-    J, small_signature, tol, max_iter = mining_options(
-        epsilon, sigma, min_support, small_signature, tol, max_iter
-    )
+    attrs, target = one_target(release, attributes, sensitive_values)
+    mining = mining_options(**keyword_options(mine_global_distribution, options))
     parts = release_parts(release, client, partitions, n_partitions)
     proxy = release_with_statistics(
         release, group_statistics_distributed(release, partitions=parts)
     )
-    n_x = count_x(proxy, targets[0][1])
+    n_x, base = count_target(proxy, target[1])
     pairs = _pair_tables(release, parts, client, [attrs])[0]
     layout = GroupLayout(pairs.record_group, release.n_groups, n_x)
-    base = float(n_x.sum()) / max(release.table.n_rows, 1)
     dist, report, _ = mine_from_layout(
-        proxy, attrs, targets[0], layout, pairs.signatures(), J,
-        small_signature, tol, max_iter, newton, base, accelerate,
-    )  # fmt: skip
+        proxy, attrs, target, layout, pairs.signatures(), mining, base
+    )
     spread = _spread(parts, client, [pairs], [[None]], [], {"sig0": "concat"})
     return _with_record_signature(dist, spread["sig0"]), report
 
@@ -312,69 +280,59 @@ def foreground_attack_distributed(
     release: Release,
     sensitive_values: Any = None,
     *,
-    epsilon: float = 0.01,
-    sigma: float = 0.9,
-    min_support: int | None = None,
-    max_attributes: int | None = None,
-    attributes: Sequence[str] | None = None,
-    small_signature: str = "uniform-half",
-    include_empty: bool = True,
-    tol: float = 1e-10,
-    max_iter: int = 10_000,
-    newton: bool = True,
-    accelerate: bool | str = True,
     client: Any = None,
     partitions: Partitions | None = None,
     n_partitions: int | None = None,
+    **options: Any,
 ) -> Any:
     """:func:`anonlab.attacks.foreground.foreground_attack` (Algorithm 1) by map-reduce.
 
-    Maps: the group statistics; one per Apriori level (signature counts over the eligible
-    records); one for the (group, signature) pair counts of every attribute set found; one to
-    spread the solved probabilities to the records (``p*``, the maximising set and target in the
-    single machine's enumeration order, the baseline, each set's record signatures). The
-    mining runs on the driver with the single-machine solver. The
-    :class:`~anonlab.attacks.foreground.ForegroundResult` equals the single machine's.
+    ``options`` are the single machine's (``epsilon``, ``sigma``, ``min_support``,
+    ``max_attributes``, ``attributes``, ``small_signature``, ``include_empty``, ``tol``,
+    ``max_iter``, ``newton``, ``accelerate``), with its defaults. Maps: the group statistics;
+    one per Apriori level (signature counts over the eligible records); one for the (group,
+    signature) pair counts of every attribute set found; one to spread the solved probabilities
+    to the records (``p*``, the maximising set and target in the single machine's enumeration
+    order, the baseline, each set's record signatures). The mining runs on the driver with the
+    single-machine solver. The :class:`~anonlab.attacks.foreground.ForegroundResult` equals
+    the single machine's.
     """
+    from anonlab.attacks.foreground.algorithm import foreground_attack, foreground_result
     from anonlab.attacks.foreground.global_distribution import mine_from_layout
     from anonlab.attacks.foreground.inputs import (
-        count_x,
+        keyword_options,
         mining_options,
         require_groups,
         resolve_targets,
+        search_attributes,
+        target_counts,
     )
     from anonlab.attacks.foreground.kernel import GroupLayout
-    from anonlab.attacks.foreground.result import ForegroundResult
 
+    o = keyword_options(foreground_attack, options)
+    search = {name: o.pop(name) for name in ("attributes", "max_attributes", "include_empty")}
     require_groups(release)
-    J, small_signature, tol, max_iter = mining_options(
-        epsilon, sigma, min_support, small_signature, tol, max_iter
-    )
+    mining = mining_options(**o)
     targets = resolve_targets(release, sensitive_values)
     parts = release_parts(release, client, partitions, n_partitions)
     proxy = release_with_statistics(
         release, group_statistics_distributed(release, partitions=parts)
     )
-    sets, _ = _frequent_sets(release, parts, client, J, attributes, max_attributes)
-    if include_empty:
+    attrs, top = search_attributes(release, search["attributes"], search["max_attributes"])
+    sets, _ = _frequent_sets(release, parts, client, mining.J, attrs, top)
+    if search["include_empty"]:
         sets = [(), *sets]
-    n = release.table.n_rows
-    sizes = np.asarray(proxy.group_sizes, dtype=np.float64)
-    prepared, rates = [], []
-    for target in targets:
-        n_x = count_x(proxy, target[1])
-        rates.append(n_x / np.maximum(sizes, 1))
-        prepared.append((target, n_x, float(n_x.sum()) / max(n, 1)))
+    prepared = target_counts(proxy, targets)
+    rates = [rate for _, _, rate, _ in prepared]
     tables = _pair_tables(release, parts, client, sets) if sets else []
     dists, reports, p_pair = [], [], []
     for pairs in tables:
         per_target = []
-        for target, n_x, base in prepared:
+        for target, n_x, _, base in prepared:
             layout = GroupLayout(pairs.record_group, release.n_groups, n_x)
             dist, rep, posterior = mine_from_layout(
-                proxy, pairs.attributes, target, layout, pairs.signatures(),
-                J, small_signature, tol, max_iter, newton, base, accelerate,
-            )  # fmt: skip
+                proxy, pairs.attributes, target, layout, pairs.signatures(), mining, base
+            )
             dists.append(dist)
             reports.append(rep)
             per_target.append(posterior.full()[pairs.pair_start])
@@ -384,18 +342,7 @@ def foreground_attack_distributed(
     spread = _spread(parts, client, tables, p_pair, rates, how)
     n_targets = len(targets)
     dists = [_with_record_signature(d, spread[f"sig{i // n_targets}"]) for i, d in enumerate(dists)]
-    p_star = spread["p_star"]
-    if not sets:
-        p_star = spread["baseline"].copy()
-    return ForegroundResult(
-        p_star=p_star,
-        baseline=spread["baseline"],
-        best_attributes=spread["best_a"],
-        best_target=spread["best_x"],
-        attribute_sets=tuple(sets),
-        targets=tuple(t[0] for t in targets),
-        distributions=tuple(dists),
-        reports=tuple(reports),
-        min_support=J,
-        small_signature=small_signature,
-    )
+    return foreground_result(
+        spread["p_star"], spread["baseline"], spread["best_a"], spread["best_x"], sets,
+        targets, dists, reports, mining,
+    )  # fmt: skip

@@ -72,7 +72,14 @@ def frequent_itemsets_distributed(
     """:func:`anonlab.mining.itemsets.frequent_itemsets` (exact counts) by map-reduce: one map
     per Apriori level; the frequent item cells of the previous levels are broadcast so each
     block counts only its records that can lie in a frequent itemset (the same prune)."""
-    from anonlab.mining.itemsets import FrequentItemsets, ItemCatalog, codes_to_nodes
+    from anonlab.mining.itemsets import (
+        ItemCatalog,
+        cell_items,
+        codes_to_nodes,
+        collect_itemsets,
+        extend_signatures,
+        itemset_rows,
+    )
 
     sens = table.require_sensitive()
     parts = table_parts(table, client, partitions, n_partitions)
@@ -124,41 +131,22 @@ def frequent_itemsets_distributed(
             keep = np.flatnonzero(count >= min_count)
             if len(keep) == 0:
                 continue
-            # decode cell -> node per component, then node -> item (as _count_signature)
-            items = np.empty((len(keep), len(sig)), dtype=np.int64)
-            rest = cells[keep].copy()
-            for c in range(len(sig) - 1, -1, -1):
-                rest, node = np.divmod(rest, radices[sig[c]])
-                items[:, c] = catalog.item_of_node[sig[c]][node]
+            items = cell_items(sig, cells[keep], catalog)
             ok = (items >= 0).all(axis=1)
             keep, items = keep[ok], items[ok]
             if len(keep) == 0:
                 continue
-            full = np.full((len(keep), n_qi), -1, dtype=np.int32)
-            for c, (j, _) in enumerate(sig):
-                full[:, j] = items[:, c]
-            out_items.append(full)
+            out_items.append(itemset_rows(sig, items, n_qi))
             out_count.append(count[keep].astype(np.int64))
             out_value.append(by_value[keep])
             next_frequent[sig] = cells[keep]
         frequent.update(next_frequent)
         if k == max_k or not next_frequent:
             break
-        current = [
-            sig + ((j2, lv2),)
-            for sig in next_frequent
-            for j2 in range(sig[-1][0] + 1, n_qi)
-            for lv2 in catalog.levels[j2]
-        ]
-    if out_items:
-        items = np.concatenate(out_items)
-        count = np.concatenate(out_count)
-        by_value = np.concatenate(out_value).astype(np.int64)
-    else:
-        items = np.empty((0, n_qi), dtype=np.int32)
-        count = np.empty(0, dtype=np.int64)
-        by_value = np.empty((0, n_values), dtype=np.int64)
-    return FrequentItemsets(catalog, items, count, by_value, min_count, max_k)
+        current = extend_signatures(next_frequent, catalog)
+    return collect_itemsets(
+        catalog, out_items, out_count, out_value, n_values, np.int64, min_count, max_k
+    )
 
 
 def mine_rules_distributed(

@@ -44,18 +44,16 @@ def _actual_counts(parts: Partitions, workload: Any, client: Any) -> np.ndarray:
 
 def generate_workload_distributed(
     table: Table,
-    n_queries: int = 10_000,
-    qd: int = 3,
-    selectivity: float = 0.05,
-    seed: int = 0,
-    *,
-    max_redrawn: int | None = None,
+    *args: Any,
     client: Any = None,
     partitions: Partitions | None = None,
     n_partitions: int | None = None,
+    **kwargs: Any,
 ) -> Any:
-    """:func:`anonlab.utility.workload.generate_workload` with the actual answers of each batch
-    of drawn queries counted by map-reduce (integer sums: the same queries are kept and redrawn).
+    """:func:`anonlab.utility.workload.generate_workload` (with its arguments: ``n_queries``,
+    ``qd``, ``selectivity``, ``seed``, ``max_redrawn``) with the actual answers of each batch
+    of drawn queries counted by map-reduce (integer sums: the same queries are kept and
+    redrawn).
 
     The single-machine generator draws (one generator seeded with ``seed``, same batches); only
     the counting is distributed, so the workload (predicates, answers, ``n_redrawn``) is the
@@ -65,13 +63,7 @@ def generate_workload_distributed(
 
     parts = table_parts(table, client, partitions, n_partitions)
     return generate_workload(
-        table,
-        n_queries,
-        qd,
-        selectivity,
-        seed,
-        max_redrawn=max_redrawn,
-        answer=lambda batch: _actual_counts(parts, batch, client),
+        table, *args, answer=lambda batch: _actual_counts(parts, batch, client), **kwargs
     )
 
 
