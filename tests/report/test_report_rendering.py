@@ -76,5 +76,8 @@ def test_distributions_original_beside_released(make_table):
     assert b["sex"]["released"] == b["sex"]["original"] and "exactly" in b["sex"]["how"]
     finding = audit(generalized, stages=["distributions"]).finding("distributions")
     assert finding.plot["has_values"] and finding.redacted().plot is None
-    svg = render(finding.plot)
-    assert svg.count("<svg") == 3
+    tables = render(finding.plot)
+    assert tables.count("<table class='distribution'>") == 3 and "<script" not in tables
+    hostile = {"q": {"original": {"<b>x</b>": 3}, "released": {"[1-2]": 3}, "how": "h"}}
+    page = render({"kind": "distributions", "columns": hostile})
+    assert "&lt;b&gt;x&lt;/b&gt;" in page and "<b>x</b>" not in page

@@ -14,7 +14,7 @@ Choices:
   bucketization the quasi-identifiers are published exactly (the same counts) and the
   sensitive values per bucket; a perturbed sensitive value (MASK) is counted as published.
 * At most ``top`` labels per side are kept (the most frequent), the rest summed as "other".
-* Labels are values of the data: the redacted report drops these plots.
+* Labels are values of the data: the redacted report drops these tables.
 """
 
 from __future__ import annotations
