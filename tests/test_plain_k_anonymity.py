@@ -91,7 +91,22 @@ def test_cli_end_to_end(tmp_path, cli):
     code, stdout, stderr = cli(["audit", str(out), "--queries", "50", "--json"])
     assert code == 0, stderr
     assert json.loads(stdout)["decision"]["release"] is True
+    code, stdout, stderr = cli(["attack", "list", str(out), "--json"])
+    assert code == 0 and not any(a["applies"] for a in json.loads(stdout)["attacks"])
+    code, stdout, stderr = cli(["attack", "definetti", str(out)])
+    assert code == 2 and "this release has no sensitive attribute" in stderr
     code, stdout, stderr = cli(["anonymize", "--dataset", "adult", "--qi", ",".join(QI),
                                 "--algorithm", "anatomy", "--l", "3", "--out",
                                 str(tmp_path / "a")])  # fmt: skip
     assert code == 2 and "--sensitive" in stderr
+
+
+def test_an_open_bound_is_said_in_words():
+    from anonlab._validation import check_float
+
+    with pytest.raises(
+        AnonlabError, match=r"'max_seconds' must be a finite number >= 0.0, got nan"
+    ):
+        check_float("max_seconds", float("nan"), low=0.0)
+    with pytest.raises(AnonlabError, match=r"must be a number in \[0.0, 1.0\]"):
+        check_float("t", 2.0, low=0.0, high=1.0)

@@ -43,7 +43,13 @@ def check_float(
         or (low is not None and value < low)
         or (high is not None and value > high)
     ):
-        raise AnonlabError(f"parameter {name!r} must be a number in [{low}, {high}], got {value!r}")
+        if high is None:
+            wanted = "a finite number" if low is None else f"a finite number >= {low}"
+        elif low is None:
+            wanted = f"a finite number <= {high}"
+        else:
+            wanted = f"a number in [{low}, {high}]"
+        raise AnonlabError(f"parameter {name!r} must be {wanted}, got {value!r}")
     return value
 
 

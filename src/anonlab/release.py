@@ -278,7 +278,14 @@ class Release:
 
     @property
     def sensitive(self) -> str:
-        return self.table.require_sensitive()
+        """The sensitive attribute's name; a release without one (plain k-anonymity) raises, as
+        everything that asks for it needs sensitive values that release does not have."""
+        if self.table.sensitive is None:
+            raise AnonlabError(
+                "this release has no sensitive attribute (plain k-anonymity): there are no "
+                "sensitive values to attack, check or count"
+            )
+        return self.table.sensitive
 
     @property
     def sensitive_codes(self) -> np.ndarray:

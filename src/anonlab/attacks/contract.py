@@ -259,6 +259,16 @@ class Attack:
     order: int = 100
     command: str = ""
 
+    def unavailable(self, release: Release) -> str | None:
+        """Why this attack cannot run on ``release`` (None when it can): a release without a
+        sensitive attribute has no value to infer, whatever the attack; else :attr:`applies`."""
+        if release.table.sensitive is None:
+            return (
+                "the release has no sensitive attribute (plain k-anonymity): there is no "
+                "sensitive value to infer"
+            )
+        return self.applies(release)
+
     def finding(self, **fields: Any) -> Finding:
         """A :class:`~anonlab.finding.Finding` of this attack: its key, title, paper and
         attacker from the record, the rest (and any override) from ``fields``."""
@@ -315,12 +325,7 @@ def run(
     """
     attack = get(attack) if isinstance(attack, str) else attack
     options = dict(options or {})
-    reason = (
-        "the release has no sensitive attribute (plain k-anonymity): there is no sensitive "
-        "value to infer"
-        if release.table.sensitive is None
-        else attack.applies(release)
-    )
+    reason = attack.unavailable(release)
     if reason:
         raise AnonlabError(f"{attack.name}: {reason}")
     knowledge = attack.know(release, options)

@@ -168,7 +168,7 @@ def attack_list(
             "options": list(a.options),
         }
         if release is not None:
-            reason = a.applies(release)
+            reason = a.unavailable(release)
             row["applies"] = reason is None
             row["reason"] = reason
         rows.append(row)
