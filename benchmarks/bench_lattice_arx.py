@@ -50,7 +50,8 @@ import anonlab  # noqa: E402
 from anonlab import Table, datasets  # noqa: E402
 from anonlab.anonymize.lattice import lattice  # noqa: E402
 from anonlab.table import read_frame  # noqa: E402
-from timing import row  # noqa: E402
+from java_loop import JavaLoop, compile_java  # noqa: E402
+from timing import cpu_name, row  # noqa: E402
 
 HERE = pathlib.Path(__file__).resolve().parent
 QI = ["age", "sex", "race", "marital-status", "education", "native-country", "workclass"]
@@ -66,30 +67,17 @@ SUPPRESSION = [0.0, 0.02]
 
 def compile_arx(arx: pathlib.Path, build: pathlib.Path) -> str:
     """Compile ArxBench.java and ArxAlternate.java; the class path to run them with."""
-    build.mkdir(parents=True, exist_ok=True)
-    classpath = os.pathsep.join([str(build), str(arx / "lib" / "*")])
-    sources = [str(arx / "ArxBench.java"), str(HERE / "ArxAlternate.java")]
-    subprocess.run(["javac", "-cp", classpath, "-d", str(build), *sources], check=True)
-    return classpath
+    return compile_java(arx, build, [arx / "ArxBench.java", HERE / "ArxAlternate.java"])
 
 
-class Arx:
+class Arx(JavaLoop):
     """One JVM running ArxAlternate: one anonymization per request."""
 
     def __init__(self, classpath: str, data: pathlib.Path, replication: int) -> None:
-        self.process = subprocess.Popen(
-            ["java", "-XX:+UseParallelGC", "-cp", classpath, "ArxAlternate", str(data),
-             str(replication)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
-        )  # fmt: skip
-        ready = self.process.stdout.readline()
-        if not ready.startswith("ready"):
-            raise RuntimeError(f"ArxAlternate did not start: {ready!r}")
+        super().__init__(classpath, "ArxAlternate", str(data), str(replication))
 
     def run(self, model: str, suppression: float) -> dict:
-        self.process.stdin.write(f"{model} {suppression}\n")
-        self.process.stdin.flush()
-        answer = dict(f.split("=", 1) for f in self.process.stdout.readline().split())
+        answer = self.ask(f"{model} {suppression}")
         return {
             "seconds": float(answer["ms"]) / 1000,
             "levels": tuple(int(v) for v in answer["levels"].split(",")),
@@ -98,11 +86,6 @@ class Arx:
             "loss": answer["loss"],
             "checked": int(answer["checked"]),
         }
-
-    def close(self) -> None:
-        self.process.stdin.write("\n")
-        self.process.stdin.close()
-        self.process.wait(timeout=60)
 
 
 def run_anonlab(frame: pd.DataFrame, hierarchies: dict, model: str, params: dict,
@@ -176,15 +159,6 @@ def bench_size(classpath: str, arx_dir: pathlib.Path, text: pd.DataFrame, hierar
     return lines
 
 
-def _cpu() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            names = [ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")]
-        return f"{names[0]} × {len(names)}"
-    except (OSError, IndexError):
-        return platform.processor() or "unknown CPU"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
@@ -207,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
 
     print(
         f"## Lattice search beside ARX 3.9.2, same run\n\n"
-        f"{platform.machine()}, {_cpu()}, {os.cpu_count()} CPUs, load average "
+        f"{platform.machine()}, {cpu_name()}, {os.cpu_count()} CPUs, load average "
         f"{os.getloadavg()[0]:.2f} at start; Python {platform.python_version()}, numpy "
         f"{np.__version__}, pandas {pd.__version__}, numba {numba.__version__}, anonlab from "
         f"{pathlib.Path(anonlab.__file__).parent}; {java.splitlines()[0]} "

@@ -54,7 +54,8 @@ from anonlab.anonymize.lattice import NodeCheck, model_parameters, searchable_ta
 from anonlab.anonymize.lightning import lightning  # noqa: E402
 from anonlab.hierarchy_builders import build_hierarchy  # noqa: E402
 from anonlab.table import read_frame  # noqa: E402
-from timing import row  # noqa: E402
+from java_loop import JavaLoop, compile_java  # noqa: E402
+from timing import cpu_name, row  # noqa: E402
 
 HERE = pathlib.Path(__file__).resolve().parent
 QI = [
@@ -114,31 +115,17 @@ def write_input(folder: pathlib.Path) -> None:
 
 def compile_arx(arx: pathlib.Path, build: pathlib.Path) -> str:
     """Compile ArxHeuristic.java; the class path to run it with."""
-    build.mkdir(parents=True, exist_ok=True)
-    classpath = os.pathsep.join([str(build), str(arx / "lib" / "*")])
-    subprocess.run(
-        ["javac", "-cp", classpath, "-d", str(build), str(HERE / "ArxHeuristic.java")], check=True
-    )
-    return classpath
+    return compile_java(arx, build, [HERE / "ArxHeuristic.java"])
 
 
-class Arx:
+class Arx(JavaLoop):
     """One JVM running ArxHeuristic: one anonymization per request."""
 
     def __init__(self, classpath: str, folder: pathlib.Path) -> None:
-        self.process = subprocess.Popen(
-            ["java", "-XX:+UseParallelGC", "-cp", classpath, "ArxHeuristic", str(folder),
-             ",".join(QI), SENSITIVE],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
-        )  # fmt: skip
-        ready = self.process.stdout.readline()
-        if not ready.startswith("ready"):
-            raise RuntimeError(f"ArxHeuristic did not start: {ready!r}")
+        super().__init__(classpath, "ArxHeuristic", str(folder), ",".join(QI), SENSITIVE)
 
     def run(self, model: str, suppression: float, checks: int, millis: int) -> dict:
-        self.process.stdin.write(f"{model} {suppression} {checks} {millis}\n")
-        self.process.stdin.flush()
-        answer = dict(f.split("=", 1) for f in self.process.stdout.readline().split())
+        answer = self.ask(f"{model} {suppression} {checks} {millis}")
         found = answer["levels"] != "none"
         return {
             "seconds": float(answer["ms"]) / 1000,
@@ -148,11 +135,6 @@ class Arx:
             "checked": int(answer["checked"]),
             "optimal": answer.get("optimal") == "true",
         }
-
-    def close(self) -> None:
-        self.process.stdin.write("\n")
-        self.process.stdin.close()
-        self.process.wait(timeout=60)
 
 
 def run_anonlab(frame: pd.DataFrame, hierarchies: dict, model: str, params: dict,
@@ -192,15 +174,6 @@ def arx_node_by_anonlab(table: Table, model: str, params: dict, suppression: flo
     return check.evaluate(np.array(levels)).cost
 
 
-def _cpu() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            names = [ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")]
-        return f"{names[0]} × {len(names)}"
-    except (OSError, IndexError):
-        return platform.processor() or "unknown CPU"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
@@ -218,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
 
     print(
         f"## Heuristic lattice search beside ARX 3.9.2, same run\n\n"
-        f"{platform.machine()}, {_cpu()}, {os.cpu_count()} CPUs, load average "
+        f"{platform.machine()}, {cpu_name()}, {os.cpu_count()} CPUs, load average "
         f"{os.getloadavg()[0]:.2f} at start; Python {platform.python_version()}, numpy "
         f"{np.__version__}, numba {numba.__version__}, anonlab from "
         f"{pathlib.Path(anonlab.__file__).parent}; {java.splitlines()[0]}; median of "

@@ -28,3 +28,15 @@ def ms(seconds: float | None) -> str:
     if seconds is None:
         return "–"
     return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+def cpu_name() -> str:
+    """The machine's CPU model and count, for a benchmark's header."""
+    import platform
+
+    try:
+        with open("/proc/cpuinfo") as f:
+            names = [ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")]
+        return f"{names[0]} × {len(names)}"
+    except (OSError, IndexError):
+        return platform.processor() or "unknown CPU"
