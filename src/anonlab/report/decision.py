@@ -10,10 +10,11 @@ their own):
 * **The release's own model holds** (the checks stage's verdict is not "fail"). A release made
   without model parameters is not judged on this.
 * **Highest re-identification risk** (prosecutor model, ``1/|group|``) at most
-  ``max_risk`` = 0.2, i.e. every published group of at least 5 records: the threshold used in
-  the literature for releases to a controlled audience (El Emam, *Guide to the De-Identification
-  of Personal Health Information*, 2013, ch. 13: 0.2 for private releases; 0.09 or 0.05 are
-  common for public ones, give ``--max-risk 0.09``).
+  ``max_risk`` = 0.2, i.e. every published class of at least 5 records (k = 5, a common choice
+  for releases to a controlled audience; El Emam, *Guide to the De-Identification of Personal
+  Health Information*, 2013, discusses thresholds by release context). Stricter values such as
+  0.09 or 0.05 suit public releases: the publisher sets ``--max-risk``. anonlab's default is a
+  choice, not a standard.
 * **Share of records at risk under each concrete attack** (deFinetti, foreground, negative rules,
   algorithm-based, and any registered attack that is not a bound) at most ``max_share_at_risk``
   = 0.05: a record is at risk when the attack infers its true value above the release's promise
