@@ -6,6 +6,9 @@ Reference values marked "ARX" were printed by ARX 3.9.2 (``lib/arx-core-3.9.2-aa
 with ``ARXPopulationModel.create(n, f)``, ``getPopulationBasedUniquenessRisk()`` and
 ``getSampleBasedRiskSummary(threshold)``; the Dankar values at f = 0.1, 0.2, 0.01 and 1 are also
 the assertions of ARX's own JUnit ``TestRiskMetrics.testDecisionRule2`` (to four digits).
+The programs that printed them are ``benchmarks/ArxRisk.java`` and ``benchmarks/ArxGen.java``
+(``javac -cp '../shared/arx/lib/*' -d BUILD benchmarks/ArxRisk.java benchmarks/ArxGen.java``,
+then ``java -cp 'BUILD:../shared/arx/lib/*' ArxRisk ../shared/arx/data``).
 """
 
 from __future__ import annotations
