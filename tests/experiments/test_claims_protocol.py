@@ -187,6 +187,16 @@ def test_wong_reports_every_rule_side_by_side(wong_quick):
     assert [_cells(ln)[1] for ln in overview] == list(SMALL_SIGNATURE)
 
 
+def test_wong_counts_every_claim_once(wong_quick):
+    """No claim is counted twice: item, statement and reading are unique, and no time
+    measurement of Figures 1-2 (a), (b) is judged twice under one reading."""
+    keys = [(c.item, str(c.paper_value), c.reading, c.kind) for c in wong_quick.claims]
+    assert len(keys) == len(set(keys))
+    for reading in wong_quick.readings():
+        timed = [c for c in wong_quick.paper_claims(reading) if c.item.startswith("Figures 1–2 (")]
+        assert timed and len({(c.item, c.ours) for c in timed}) == len(timed)
+
+
 def test_wong_anatomy_qi_trends_are_sanity_checks(wong_quick):
     checks = wong_quick.sanity_checks()
     anatomy = [c for c in checks if "nat" in str(c.paper_value) + c.item]

@@ -182,6 +182,66 @@ def test_wong_timing_claims_computed():
     assert {c["kind"] for c in checks} == {"mining", "execution", "mining-r"}
 
 
+def _shared_figs() -> pd.DataFrame:
+    """Rows as :func:`wong.figures` writes them: t-closeness made and attacked once, its
+    measured times repeated in the rows of every r; ``injector-suppress`` suppressing nothing
+    at r = 2 (Injector's releases) and 40 records at r = 10, where Injector refuses."""
+    rows = []
+    for i, alg in enumerate(("anatomy", "t-closeness", "injector", "injector-suppress")):
+        for r in (2, 10):
+            for d in (3, 4, 5):
+                row = {"algorithm": alg, "r": r, "d": d, "suppressed_records": 0, "note": ""}
+                if alg == "injector" and r == 10:
+                    rows.append({**row, "note": "IneligibleError: refused"})
+                    continue
+                shared = alg == "t-closeness"  # the same run at every r
+                row["attack_seconds"] = 0.01 * d * (1 if shared or r == 2 else 3) + 0.005 * i
+                row["anonymize_seconds"] = 0.002 * d * (1 if shared or r == 2 else 2) + 0.005 * i
+                row["problematic_sensitive"] = 0.1 * d
+                if alg == "injector-suppress" and r == 10:
+                    row["suppressed_records"] = 40
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def test_wong_timing_claims_judge_a_shared_release_once():
+    """t-closeness's release does not depend on r: one measurement, one claim per panel (not
+    one per r, which counted the r = 2 times again as r = 10's)."""
+    checks = wong.timing_claims(_shared_figs())
+    names = [c["claim"] for c in checks]
+    assert len(names) == len(set(names))
+    mining = [c for c in checks if c["claim"].startswith("t-closeness") and c["kind"] == "mining"]
+    assert [c["claim"] for c in mining] == [
+        "t-closeness: time for mining foreground knowledge increases with the QI size"
+    ]
+    for kind in ("mining", "execution"):
+        details = [c["detail"] for c in checks if c["kind"] == kind]
+        assert len(details) == len(set(details)), kind  # no measurement judged twice
+
+
+def test_wong_adapter_counts_each_time_claim_once():
+    """The adapter leaves out injector-suppress's time claims where its releases are Injector's
+    (as it does its other claims), and no claim is counted twice under a reading."""
+    from anonlab.experiments.reproduce import wong as adapter
+
+    figs = pd.concat(
+        [_shared_figs().assign(rule=rule) for rule in adapter.rule_readings()], ignore_index=True
+    )
+    assert adapter.injector_repeats(_shared_figs()) == ("injector-suppress, r=2:",)
+    res = PaperResult("wong", "Wong")
+    adapter._time_claims(res, figs, "S")
+    keys = [(c.item, str(c.paper_value), c.reading) for c in res.claims]
+    assert len(keys) == len(set(keys))
+    stated = {str(c.paper_value) for c in res.claims}
+    assert not any(s.startswith("injector-suppress, r=2:") for s in stated)
+    assert "injector, r=2: execution time increases with the QI size" in stated
+    assert "injector-suppress, r=10: execution time increases with the QI size" in stated
+    assert "injector-suppress: mining time larger at r=10 than at r=2" in stated
+    for reading in adapter.rule_readings():
+        timed = [c for c in res.claims if c.reading in ("", reading) and "(a)" in c.item]
+        assert len({c.ours for c in timed}) == len(timed)
+
+
 def test_wong_utility_claim():
     (c,) = wong.utility_claims(_figs())
     assert c["ok"] and "QI 5: t-closeness 0.500, next 0.250" in c["detail"]

@@ -67,22 +67,14 @@ from anonlab._validation import rng_from_seed
 from anonlab.anonymize import hilb, mask
 from anonlab.attacks.hilb_algorithm7 import hilb_algorithm7
 from anonlab.attacks.mask_phd25 import phd25_attack
+from anonlab.experiments.adult_education import ATTRIBUTES, LOW_EDUCATION, SENSITIVE
 from anonlab.formula_guard import guard_frame
 from anonlab.release import Release
 from anonlab.table import Table
 
-ADULT_QI = (
-    "age",
-    "workclass",
-    "marital-status",
-    "occupation",
-    "race",
-    "sex",
-    "native-country",
-    "income",
-)
-ADULT_SENSITIVE = "education"
-LOW_EDUCATION = ("Preschool", "1st-4th", "5th-6th", "7th-8th")
+#: Table 6a's Adult setting, Wong et al.'s (:mod:`anonlab.experiments.adult_education`).
+ADULT_QI = ATTRIBUTES
+ADULT_SENSITIVE = SENSITIVE
 CENSUS_DATASET = "census-kdd-workers"
 CENSUS_QI = (
     "age",

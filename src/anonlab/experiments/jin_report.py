@@ -107,44 +107,13 @@ def plot(a: pd.DataFrame | None, b: pd.DataFrame | None, f9: pd.DataFrame | None
     import matplotlib.pyplot as plt
 
     paths = []
-    styles = ("-", "--", ":")
     if a is not None:
-        fig, ax = plt.subplots(figsize=(5, 3.5))
-        for (tag, fa), style in zip(by_protection(a), styles, strict=False):
-            sa = summarize(fa, ["k", "m"])
-            for k in sorted(sa.k.unique()):
-                s = sa[sa.k == k].sort_values("m")
-                se2 = 2 * s["std"] / np.sqrt(s["seeds"])
-                ax.errorbar(
-                    s.m, s["mean"], yerr=se2, marker="o", capsize=3, ls=style, label=f"k = {k}{tag}"
-                )
-        ax.set_xlabel("m")
-        ax.set_ylabel("compromised records (mean ± 2 SE)")
-        ax.set_title("Fig. 6a: PhD-25 on MASK, Adult", fontsize=9)
-        ax.legend(fontsize=6 if len(by_protection(a)) > 1 else 8)
-        fig.tight_layout()
-        paths.append(out / "figure6a.png")
-        fig.savefig(paths[-1], dpi=110)
-        plt.close(fig)
+        title = "Fig. 6a: PhD-25 on MASK, Adult"
+        paths.append(_figure6_panel(plt, a, "k", "m", "m", title, out / "figure6a.png"))
     if b is not None:
-        fig, ax = plt.subplots(figsize=(5, 3.5))
-        for (tag, fb), style in zip(by_protection(b), styles, strict=False):
-            sb = summarize(fb, ["m", "share"])
-            for m in sorted(sb.m.unique()):
-                s = sb[sb.m == m].sort_values("share")
-                se2 = 2 * s["std"] / np.sqrt(s["seeds"])
-                x = 100 * s.share
-                ax.errorbar(
-                    x, s["mean"], yerr=se2, marker="o", capsize=3, ls=style, label=f"m = {m}{tag}"
-                )
-        ax.set_xlabel("sensitive records (%)")
-        ax.set_ylabel("compromised records (mean ± 2 SE)")
-        ax.set_title("Fig. 6b: PhD-25 on MASK, Adult resampled, k = 5", fontsize=9)
-        ax.legend(fontsize=6 if len(by_protection(b)) > 1 else 8)
-        fig.tight_layout()
-        paths.append(out / "figure6b.png")
-        fig.savefig(paths[-1], dpi=110)
-        plt.close(fig)
+        title = "Fig. 6b: PhD-25 on MASK, Adult resampled, k = 5"
+        xlabel = "sensitive records (%)"
+        paths.append(_figure6_panel(plt, b, "m", "share", xlabel, title, out / "figure6b.png", 100))
     if f9 is not None:
         fig, ax = plt.subplots(figsize=(5, 3.5))
         for tie, style in (("rank", "-"), ("index", "--")):
@@ -161,6 +130,40 @@ def plot(a: pd.DataFrame | None, b: pd.DataFrame | None, f9: pd.DataFrame | None
         fig.savefig(paths[-1], dpi=110)
         plt.close(fig)
     return paths
+
+
+def _figure6_panel(
+    plt,
+    frame: pd.DataFrame,
+    line: str,
+    along: str,
+    xlabel: str,
+    title: str,
+    path: Path,
+    scale: float = 1,
+) -> Path:
+    """One panel of Figure 6 as a PNG: compromised records (mean ± 2 standard errors over the
+    seeds) against ``along`` (times ``scale``), one line per value of ``line``, one line style
+    per MASK protection."""
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    groups = by_protection(frame)
+    for (tag, f), style in zip(groups, ("-", "--", ":"), strict=False):
+        summary = summarize(f, [line, along])
+        for value in sorted(summary[line].unique()):
+            s = summary[summary[line] == value].sort_values(along)
+            se2 = 2 * s["std"] / np.sqrt(s["seeds"])
+            ax.errorbar(
+                scale * s[along], s["mean"], yerr=se2, marker="o", capsize=3, ls=style,
+                label=f"{line} = {value}{tag}",
+            )  # fmt: skip
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("compromised records (mean ± 2 SE)")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=6 if len(groups) > 1 else 8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
 
 
 def _markdown(frame: pd.DataFrame, floatfmt: str = ".4g") -> str:

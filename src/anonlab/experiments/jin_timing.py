@@ -154,6 +154,9 @@ def table7(
     -------
     DataFrame
         One row per :data:`TABLE7_RUNS` label, columns as :func:`table8` plus ``reading``.
+        ``groups`` is each release's own: MASK and MASK+ publish the k-anonymous groups (588 on
+        Adult at k = 50), MASK++ the groups of its stratified pick-up with ℓ = m, which splits
+        each of them into ``⌊|G|/m⌋`` groups of m to 2m − 1 records (§7, Theorem 7.1; 14,867).
     """
     from anonlab.experiments import jin, jin_utility
 

@@ -58,23 +58,19 @@ import numpy as np
 import pandas as pd
 
 from anonlab.anonymize import anonymize
-from anonlab.experiments.markdown import frame_to_markdown
+from anonlab.experiments import jin
+from anonlab.experiments.jin import adult_table
+from anonlab.experiments.markdown import frame_to_markdown, write_report
 from anonlab.formula_guard import guard_frame
 from anonlab.models import check
 from anonlab.table import Table
 from anonlab.utility import generate_workload, workload_error
 
-ADULT_QI = (
-    "age", "workclass", "marital-status", "occupation", "race", "sex", "native-country", "income",
-)  # fmt: skip
-ADULT_SENSITIVE = "education"
+#: Table 6's two settings, defined once in :mod:`anonlab.experiments.jin`.
+ADULT_QI, ADULT_SENSITIVE = jin.ADULT_QI, jin.ADULT_SENSITIVE
+CENSUS_QI, CENSUS_SENSITIVE = jin.CENSUS_QI, jin.CENSUS_SENSITIVE
 #: The MASK experiment's sensitive set (Jin et al. §8.2, after Wong et al.): 1,566 records.
-MASK_SENSITIVE_VALUES = ("Preschool", "1st-4th", "5th-6th", "7th-8th")
-CENSUS_QI = (
-    "age", "sex", "education", "marital_stat", "race", "class_of_worker",
-    "country_of_birth_self",
-)  # fmt: skip
-CENSUS_SENSITIVE = "detailed_occupation_recode"
+MASK_SENSITIVE_VALUES = jin.LOW_EDUCATION
 K_GRID = (3, 5, 10, 20, 50, 100)
 M_GRID = (2, 3, 4, 5)
 L_GRID = (2, 3, 4, 5, 6, 7, 8, 9, 10)
@@ -123,28 +119,13 @@ SWEEP_PANELS = {
 }
 
 
-def adult_table() -> Table:
-    """Adult (45,222 rows), Table 6a's 8 QIs and hierarchies, SA education."""
-    return Table.from_dataset(
-        "adult",
-        quasi_identifiers=list(ADULT_QI),
-        sensitive=ADULT_SENSITIVE,
-        hierarchy_set="jin-asap",
-    )
-
-
 def census_table(rows: int | None = None, seed: int = 0) -> Table:
-    """census-kdd-workers (49,479 rows; stands in for IPUMS), Table 6b's QI order.
+    """census-kdd-workers (49,479 rows; stands in for IPUMS), Table 6b's QI order
+    (:func:`anonlab.experiments.jin.census_table`).
 
     ``rows`` < 49,479 takes a seeded sample without replacement (for quick runs and tests).
     """
-    table = Table.from_dataset(
-        "census-kdd-workers",
-        quasi_identifiers=list(CENSUS_QI),
-        sensitive=CENSUS_SENSITIVE,
-        hierarchy_set="jin-asap",
-    )
-    return _sample(table, rows, seed)
+    return _sample(jin.census_table(), rows, seed)
 
 
 def _sample(table: Table, rows: int | None, seed: int) -> Table:
@@ -637,10 +618,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             guard_frame(s10).to_csv(out / "figure10_sweeps.csv", index=False)
             plot(s10, out / "jin_figure10_sweeps.png", "Figure 10b-d, f-h (census-kdd-workers)")
             text.append(report(s10, claims_sweeps(s10), "### Figure 10, qi / qd / s (ℓ = 4)"))
-    text.append(f"Total time {time.perf_counter() - t0:.1f} s (machine shared with other jobs).")
-    body = "\n\n".join(text) + "\n"
-    (out / "report.md").write_text(body)
-    print(body)
+    write_report(out, text, time.perf_counter() - t0, " (machine shared with other jobs)")
     return 0
 
 

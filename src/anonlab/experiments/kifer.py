@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +50,7 @@ from anonlab.attacks.definetti import (
     random_worlds_posterior,
     score_posterior,
 )
-from anonlab.experiments.markdown import frame_to_markdown
+from anonlab.experiments.markdown import frame_to_markdown, write_report
 from anonlab.formula_guard import guard_frame
 from anonlab.release import Release
 from anonlab.table import Table
@@ -155,6 +155,16 @@ def release_for(table: Table, l: int, grouping: str, seed: int) -> Release:
     return proportional_grouping(table, l, seed=seed)
 
 
+def _release_and_targets(
+    table: Table, l: int, grouping: str, grouping_seed: int, n_targets: int
+) -> tuple[Release, np.ndarray, np.ndarray]:
+    """The release of one grouping reading and seed, ``n_targets`` targets drawn from it with
+    the fixed :data:`TARGET_SEED`, and the targets' true sensitive codes."""
+    release = release_for(table, l, grouping, grouping_seed)
+    rows = choose_targets(release, n_targets, seed=TARGET_SEED)
+    return release, rows, table.codes[SENSITIVE][rows]
+
+
 def run(
     table: Table,
     l: int,
@@ -168,9 +178,9 @@ def run(
     combine: str = "pool",
 ) -> dict[str, Any]:
     """One release, one attack: the pooled scores, per-chain Min/Max, weighted and baseline."""
-    release = release_for(table, l, grouping, grouping_seed)
-    rows = choose_targets(release, min(targets, table.n_rows), seed=TARGET_SEED)
-    truth = table.codes[SENSITIVE][rows]
+    release, rows, truth = _release_and_targets(
+        table, l, grouping, grouping_seed, min(targets, table.n_rows)
+    )
     t0 = time.perf_counter()
     res = definetti_attack(release, targets=rows, chains=chains, sweeps=sweeps, seed=attack_seed)
     seconds = time.perf_counter() - t0
@@ -293,6 +303,17 @@ def summary(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def _anatomize_grid(
+    table: Table, ls: Sequence[int], grouping_seeds: Sequence[int]
+) -> Iterator[tuple[int, int, Release, np.ndarray, np.ndarray]]:
+    """``(ℓ, grouping seed, release, targets, truth)`` for the Anatomize release of every ℓ and
+    grouping seed, with the :data:`TARGETS` targets of the fixed target seed (the comparisons
+    beyond the paper)."""
+    for l in ls:
+        for gs in grouping_seeds:
+            yield (l, gs, *_release_and_targets(table, l, "anatomize", gs, TARGETS))
+
+
 def model_comparison(
     *,
     ls: Sequence[int] = (2, 3, 4),
@@ -308,28 +329,24 @@ def model_comparison(
     """
     table = adult_table() if table is None else table
     rows = []
-    for l in ls:
-        for gs in grouping_seeds:
-            release = release_for(table, l, "anatomize", gs)
-            targets = choose_targets(release, TARGETS, seed=TARGET_SEED)
-            truth = table.codes[SENSITIVE][targets]
-            for model in ("naive-bayes", "joint"):
-                res = definetti_attack(
-                    release, targets=targets, chains=chains, sweeps=sweeps, seed=gs, model=model
-                )
-                score = score_posterior(res.posterior, truth)
-                rows.append(
-                    {
-                        "l": l,
-                        "grouping_seed": gs,
-                        "model": model,
-                        "ACC": score["ACC"],
-                        "ABS": score["ABS"],
-                        "SSQ": score["SSQ"],
-                        "confident_share": score["confident_share"],
-                        "confident_precision": score["confident_precision"],
-                    }
-                )
+    for l, gs, release, targets, truth in _anatomize_grid(table, ls, grouping_seeds):
+        for model in ("naive-bayes", "joint"):
+            res = definetti_attack(
+                release, targets=targets, chains=chains, sweeps=sweeps, seed=gs, model=model
+            )
+            score = score_posterior(res.posterior, truth)
+            rows.append(
+                {
+                    "l": l,
+                    "grouping_seed": gs,
+                    "model": model,
+                    "ACC": score["ACC"],
+                    "ABS": score["ABS"],
+                    "SSQ": score["SSQ"],
+                    "confident_share": score["confident_share"],
+                    "confident_precision": score["confident_precision"],
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -348,31 +365,26 @@ def sampler_comparison(
     """
     table = adult_table() if table is None else table
     rows = []
-    for l in ls:
-        for gs in grouping_seeds:
-            release = release_for(table, l, "anatomize", gs)
-            targets = choose_targets(release, TARGETS, seed=TARGET_SEED)
-            truth = table.codes[SENSITIVE][targets]
-            for sampler in ("collapsed", "uncollapsed"):
-                for s in sweeps:
-                    t0 = time.perf_counter()
-                    res = definetti_attack(
-                        release, targets=targets, chains=chains, sweeps=s, seed=gs,
-                        sampler=sampler,
-                    )  # fmt: skip
-                    secs = time.perf_counter() - t0
-                    per = [score_posterior(p, truth)["ACC"] for p in res.chain_posteriors]
-                    rows.append(
-                        {
-                            "l": l,
-                            "grouping_seed": gs,
-                            "sampler": sampler,
-                            "sweeps": s,
-                            "ACC": score_posterior(res.posterior, truth)["ACC"],
-                            "chain ACCs": " ".join(f"{a:.3f}" for a in per),
-                            "seconds": secs,
-                        }
-                    )
+    for l, gs, release, targets, truth in _anatomize_grid(table, ls, grouping_seeds):
+        for sampler in ("collapsed", "uncollapsed"):
+            for s in sweeps:
+                t0 = time.perf_counter()
+                res = definetti_attack(
+                    release, targets=targets, chains=chains, sweeps=s, seed=gs, sampler=sampler
+                )
+                secs = time.perf_counter() - t0
+                per = [score_posterior(p, truth)["ACC"] for p in res.chain_posteriors]
+                rows.append(
+                    {
+                        "l": l,
+                        "grouping_seed": gs,
+                        "sampler": sampler,
+                        "sweeps": s,
+                        "ACC": score_posterior(res.posterior, truth)["ACC"],
+                        "chain ACCs": " ".join(f"{a:.3f}" for a in per),
+                        "seconds": secs,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -486,10 +498,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "## Samplers: the paper's uncollapsed Algorithm 1 vs collapsed (anatomize)\n\n"
             + _markdown(samplers)
         )
-    report.append(f"Total time {time.perf_counter() - t0:.1f} s.")
-    text = "\n\n".join(report) + "\n"
-    (out / "report.md").write_text(text)
-    print(text)
+    write_report(out, report, time.perf_counter() - t0)
     return 0
 
 

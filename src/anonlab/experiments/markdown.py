@@ -1,6 +1,10 @@
-"""One Markdown table writer for every experiment's report (paper-vs-ours tables)."""
+"""One Markdown table writer for every experiment's report (paper-vs-ours tables), and the
+report file those reports end in."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -22,3 +26,12 @@ def frame_to_markdown(frame: pd.DataFrame, floatfmt: str = ".4f") -> str:
                 cells.append(str(v).replace("|", "\\|"))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def write_report(out: Path, parts: Sequence[str], seconds: float, note: str = "") -> str:
+    """End an experiment's report: append ``Total time {seconds} s{note}.``, join the parts with
+    blank lines, write the text to ``out / "report.md"``, print it and return it."""
+    text = "\n\n".join([*parts, f"Total time {seconds:.1f} s{note}."]) + "\n"
+    (out / "report.md").write_text(text)
+    print(text)
+    return text

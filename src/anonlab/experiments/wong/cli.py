@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from anonlab.attacks.foreground import SMALL_SIGNATURE
-from anonlab.experiments.markdown import frame_to_markdown
+from anonlab.experiments.markdown import frame_to_markdown, write_report
 from anonlab.experiments.wong.claims import check_claims
 from anonlab.experiments.wong.data import READINGS, adult_tables, is_low
 from anonlab.experiments.wong.diagnosis import recall_causes, recall_options
@@ -97,8 +97,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         "## Claims\n\n"
         + _markdown(pd.DataFrame(claims).assign(ok=lambda f: f.ok.map({True: "yes", False: "NO"})))
     )
-    report.append(f"Total time {time.perf_counter() - t0:.1f} s.")
-    text = "\n\n".join(report) + "\n"
-    (out / "report.md").write_text(text)
-    print(text)
+    write_report(out, report, time.perf_counter() - t0)
     return 0

@@ -1,5 +1,6 @@
-"""Wong et al. (TKDD 2011), §5: the data — Adult, the paper's attributes, the low-education set
-and its merged label, and the paper's numbers (notes ``wong-foreground-knowledge-attack.md`` §5).
+"""Wong et al. (TKDD 2011), §5: the data — Adult, the paper's attributes and the low-education
+set (:mod:`anonlab.experiments.adult_education`, shared with Jin et al.), its merged label, and
+the paper's numbers (notes ``wong-foreground-knowledge-attack.md`` §5).
 """
 
 from __future__ import annotations
@@ -7,21 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from anonlab.experiments.adult_education import ATTRIBUTES, LOW_EDUCATION, SENSITIVE
 from anonlab.schema import Kind
 from anonlab.table import Table
 
-ATTRIBUTES = (
-    "age",
-    "workclass",
-    "marital-status",
-    "occupation",
-    "race",
-    "sex",
-    "native-country",
-    "income",
-)
-SENSITIVE = "education"
-LOW_EDUCATION = ("Preschool", "1st-4th", "5th-6th", "7th-8th")
 MERGED = "low"
 READINGS = ("set-only", "all-values")
 ALGORITHMS = ("anatomy", "mask", "injector", "injector-suppress", "t-closeness")
