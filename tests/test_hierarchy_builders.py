@@ -565,3 +565,20 @@ def test_suppress_builder_is_each_value_or_star():
     assert h.rows() == [["F", "*"], ["M", "*"]]
     with pytest.raises(AnonlabError, match="unknown parameter"):
         build_hierarchy({"builder": "suppress", "fanout": 2}, ["M"], "sex")
+
+
+def test_the_package_keeps_the_names_callers_import():
+    # schema_file, table, release, the CLI and the benchmarks import these from the package
+    import anonlab.hierarchy_builders as hb
+    from anonlab.hierarchy_builders.date_levels import DEFAULT_DATE_LEVELS, automatic_date_spec
+    from anonlab.hierarchy_builders.intervals import automatic_interval_spec
+
+    assert set(hb.__all__) == {
+        "BUILDERS", "DATE_LEVELS", "DEFAULT_DATE_LEVELS", "automatic_date_spec",
+        "automatic_interval_spec", "build_hierarchy", "builder_params", "describe_builders",
+        "fitting_builders"}  # fmt: skip
+    assert hb.DEFAULT_DATE_LEVELS is DEFAULT_DATE_LEVELS
+    assert hb.automatic_date_spec(True) == automatic_date_spec(True) == {
+        "builder": "date", "levels": ["day", "month", "year", "5-year"]}  # fmt: skip
+    assert hb.automatic_interval_spec is automatic_interval_spec
+    assert hb.BUILDERS == ("interval", "date", "prefix", "order", "mapping", "suppress")

@@ -33,11 +33,11 @@ from typing import Any
 import numpy as np
 
 from anonlab._validation import check_choice, check_int, takes_release
+from anonlab.attacks.common import at_risk_fields, require_groups, worst_record
 from anonlab.attacks.contract import (
     Attack,
     Inference,
     Knowledge,
-    describe,
     register,
     strongest_sentence,
 )
@@ -190,13 +190,7 @@ def negative_rule_attack(
     -------
     NegativeRuleAttackResult
     """
-    if not isinstance(release, Release):
-        raise AnonlabError(f"release must be an anonlab Release, got {type(release).__name__}")
-    if release.group is None:
-        raise AnonlabError(
-            "the negative-rule attack needs per-record groups; this release is known only by "
-            "its group statistics"
-        )
+    require_groups(release, "the negative-rule attack")
     if l is None:
         l = release.manifest.get("parameters", {}).get("l")
         if l is None:
@@ -314,18 +308,17 @@ def _judge(
         if n_match[row] >= n_base[row]:
             break
         possible = np.flatnonzero(res.possible("matching")[row])
+        group = release.group[row]
         worst.append(
-            {
-                "record": row,
-                "group": int(release.group[row]),
-                "known": describe(release, row, release.quasi_identifiers),
-                "inferred": "{" + ", ".join(res.values[j] for j in possible) + "}",
-                "probability": 1.0 / max(1, len(possible)),
-                "random_worlds": float(
-                    hist[release.group[row], truth[row]] / release.group_sizes[release.group[row]]
-                ),
-                "correct": bool(res.possible("matching")[row, truth[row]]),
-            }
+            worst_record(
+                release,
+                row,
+                release.quasi_identifiers,
+                inferred="{" + ", ".join(res.values[j] for j in possible) + "}",
+                probability=1.0 / max(1, len(possible)),
+                random_worlds=hist[group, truth[row]] / release.group_sizes[group],
+                correct=res.possible("matching")[row, truth[row]],
+            )
         )
     top = worst[0] if worst else None
     example = rules.rules[0] if len(rules.rules) else None
@@ -333,12 +326,10 @@ def _judge(
         attacker=f"knows {knowledge.words}",
         example=None if example is None else f"a mined rule: {example}",
         promise=f"at least ℓ = {l} possible values per record",
-        verdict="at risk" if vulnerable.any() else "pass",
         headline=f"{int(vulnerable.sum()):,} records keep fewer than {l} possible values "
         f"({int(pinned.sum()):,} pinned to one value); without rules "
         f"{counts['vulnerable_baseline']:,}",
-        at_risk=int(vulnerable.sum()),
-        at_risk_records=np.flatnonzero(vulnerable),
+        **at_risk_fields(vulnerable),
         considered=release.table.n_rows,
         strongest=None
         if top is None

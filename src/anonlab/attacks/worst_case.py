@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from anonlab._validation import takes_release
+from anonlab.attacks.common import at_risk_fields
 from anonlab.attacks.contract import Attack, Inference, Knowledge, promise, register
 from anonlab.disclosure import (
     LANGUAGES,
@@ -274,14 +275,12 @@ def _judge(
         attacker=f"knows every record's group and k basic implications about anyone's sensitive "
         f"values; the verdict is at k = {k_verdict}, the curve runs to k = {k_max}",
         promise=f"{words}, against k = {k_verdict} implication(s) ((c,k)-safety, c = the promise)",
-        verdict="at risk" if risk.any() else "pass",
         headline=f"{int(risk.sum()):,} records in groups above {words} after {k_verdict} "
         f"implication(s) (maximum disclosure {implications[k_verdict]:.3f}); "
         f"maximum disclosure {implications[0]:.3f} with no knowledge, "
         f"{implications[k_max]:.3f} after {k_max}; {above_by_k[k_max]:,} records above the "
         f"promise at k = {k_max}",
-        at_risk=int(risk.sum()),
-        at_risk_records=np.flatnonzero(risk),
+        **at_risk_fields(risk),
         considered=n,
         strongest=witness.explain(),
         measures={

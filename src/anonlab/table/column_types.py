@@ -433,7 +433,7 @@ def _encode_rows(
 
 def with_automatic_hierarchy(att: Attribute, values: np.ndarray, types: dict) -> Attribute:
     """A date or datetime quasi-identifier without a hierarchy gets the ``date`` builder's
-    (:data:`~anonlab.hierarchy_builders.AUTOMATIC_DATE_LEVELS`), so that a generalized group
+    (:data:`~anonlab.hierarchy_builders.DEFAULT_DATE_LEVELS`), so that a generalized group
     publishes a month, a year or a span of years and never the set of its members' exact
     dates (issue 17, item 3); the decision is added to the column's entry in ``types``
     (``hierarchy``), which :meth:`Table.type_lines` prints."""

@@ -111,23 +111,8 @@ def definetti_attack(
 
     Examples
     --------
-    Kifer's Table 6: the smokers' groups all hold Cancer, so the non-smoker t12 of a mixed group
-    probably does not (exactly 5/32 by enumeration; random worlds says 1/2).
-
-    >>> import numpy as np, pandas as pd
-    >>> from anonlab import Release, Table
-    >>> from anonlab.attacks.definetti import exact_posterior
-    >>> frame = pd.DataFrame({
-    ...     "smoker": list("yynnynyynnyn"),
-    ...     "disease": ["Cancer", "Flu", "Flu", "Healthy", "Cancer", "Healthy",
-    ...                 "Cancer", "Healthy", "Flu", "Healthy", "Cancer", "Healthy"]})
-    >>> table = Table.from_frame(frame, quasi_identifiers=["smoker"], sensitive="disease")
-    >>> release = Release(table, np.repeat(np.arange(6), 2), "bucketization")
-    >>> round(float(exact_posterior(release)[11, 0]), 12)  # P(t12 = Cancer)
-    0.15625
-    >>> result = definetti_attack(release, sweeps=4000, seed=0)
-    >>> bool(abs(result.posterior[11, 0] - 5 / 32) < 0.02)
-    True
+    Kifer's Table 6, in the package docstring (:mod:`anonlab.attacks.definetti`): the attack's
+    posterior that the non-smoker t12 holds Cancer comes within 0.02 of the exact 5/32.
     """
     require_attackable(release)
     model = check_choice("model", model, MODELS)

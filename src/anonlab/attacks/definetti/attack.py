@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
+from anonlab.attacks.common import at_risk_fields, worst_record
 from anonlab.attacks.contract import (
     Attack,
     Inference,
     Knowledge,
-    describe,
     promise,
     register,
     strongest_sentence,
@@ -101,41 +101,38 @@ def _judge(
     order = np.argsort(-inference.probability, kind="stable")[:10]
     worst = []
     for i in order.tolist():
-        row = int(rows[i])
         j = int(np.flatnonzero(inference.inferred[i])[0])
         worst.append(
-            {
-                "record": row,
-                "group": int(release.group[row]),
-                "known": describe(release, row, res.attributes),
-                "inferred": res.values[j],
-                "probability": float(inference.probability[i]),
-                "random_worlds": float(inference.baseline[i]),
-                "correct": bool(j == truth[i]),
-            }
+            worst_record(
+                release,
+                rows[i],
+                res.attributes,
+                inferred=res.values[j],
+                probability=inference.probability[i],
+                random_worlds=inference.baseline[i],
+                correct=j == truth[i],
+            )
         )
     top = int(np.argmax(p_true)) if len(rows) else None
     disclosed = (
         []
         if top is None
         else [
-            {
-                "record": int(rows[top]),
-                "group": int(release.group[rows[top]]),
-                "known": describe(release, int(rows[top]), res.attributes),
-                "inferred": res.values[int(truth[top])],
-                "probability": float(p_true[top]),
-                "random_worlds": float(res.baseline[top, truth[top]]),
-            }
+            worst_record(
+                release,
+                rows[top],
+                res.attributes,
+                inferred=res.values[int(truth[top])],
+                probability=p_true[top],
+                random_worlds=res.baseline[top, truth[top]],
+            )
         ]
     )
     return ATTACK.finding(
         promise=words,
-        verdict="at risk" if risk.any() else "pass",
         headline=f"{int(risk.sum()):,} of {len(rows):,} targets have their true value inferred "
         f"above {words}; accuracy {ours['ACC']:.3f} vs {base['ACC']:.3f} for random worlds",
-        at_risk=int(risk.sum()),
-        at_risk_records=np.asarray(rows)[risk],
+        **at_risk_fields(risk, rows),
         considered=len(rows),
         strongest=strongest_sentence(release, disclosed, set_of=False),
         measures={**ours, **inference.summary},

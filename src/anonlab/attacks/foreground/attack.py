@@ -16,13 +16,14 @@ from typing import Any
 
 import numpy as np
 
+from anonlab.attacks.common import at_risk_fields, worst_record
 from anonlab.attacks.contract import (
     Attack,
     Inference,
     Knowledge,
-    describe,
     promise,
     register,
+    sensitive_labels,
     strongest_sentence,
 )
 from anonlab.attacks.foreground.algorithm import foreground_attack
@@ -53,7 +54,7 @@ def inference_of(
     """The registry's :class:`Inference` of a foreground result on ``view``: per record the
     target set with the highest ``p*``, ``p*`` and its random-world baseline. ``anonlab attack
     foreground`` calls it on its own run to report the audit's count beside the paper's."""
-    values = tuple(str(v) for v in view.table.values[view.sensitive])
+    values = sensitive_labels(view)
     masks = np.array([[v in set(map(str, t)) for v in values] for t in res.targets], dtype=bool)
     n = view.table.n_rows
     return Inference(
@@ -93,15 +94,15 @@ def _judge(
         attrs = res.attribute_sets[int(res.best_attributes[row])]
         target = res.targets[int(res.best_target[row])]
         worst.append(
-            {
-                "record": row,
-                "group": int(release.group[row]),
-                "known": describe(release, row, attrs),
-                "inferred": "{" + ", ".join(target) + "}",
-                "probability": float(res.p_star[row]),
-                "random_worlds": float(res.baseline[row]),
-                "correct": bool(holds_true[row]),
-            }
+            worst_record(
+                release,
+                row,
+                attrs,
+                inferred="{" + ", ".join(target) + "}",
+                probability=res.p_star[row],
+                random_worlds=res.baseline[row],
+                correct=holds_true[row],
+            )
         )
     share_by_set: dict[str, float] = {}
     for ai, attrs in enumerate(res.attribute_sets):
@@ -112,11 +113,9 @@ def _judge(
             )
     return ATTACK.finding(
         promise=words,
-        verdict="at risk" if risk.any() else "pass",
         headline=f"{int(risk.sum()):,} records have their sensitive value inferred above "
         f"{words}; {int(flagged.sum()):,} records flagged in all",
-        at_risk=int(risk.sum()),
-        at_risk_records=np.flatnonzero(risk),
+        **at_risk_fields(risk),
         considered=release.table.n_rows,
         strongest=strongest_sentence(release, worst, set_of=True),
         measures={"flagged_records": int(flagged.sum()), **inference.summary},

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from anonlab._validation import check_choice, check_float, check_int
+from anonlab.attacks import common
 from anonlab.attacks.foreground.small_signature import (
     SMALL_SIGNATURE,
     hoeffding_support,
@@ -34,13 +35,7 @@ def require_groups(release: Release) -> None:
     records share a group; a release known only by its group statistics (a lattice candidate)
     cannot be attacked.
     """
-    if not isinstance(release, Release):
-        raise AnonlabError(f"release must be an anonlab Release, got {type(release).__name__}")
-    if release.group is None:
-        raise AnonlabError(
-            "the foreground-knowledge attack needs per-record groups; this release is known "
-            "only by its group statistics"
-        )
+    common.require_groups(release, "the foreground-knowledge attack")
 
 
 def resolve_targets(
