@@ -196,9 +196,12 @@ MALFORMED: list[tuple[str, Callable[[dict], None], tuple[str, ...]]] = [
         ("schema:", "no attribute has role 'sensitive'", "bucketized"),
     ),
     (
-        "two-sensitive",
-        _set(("schema", 2, "role"), "sensitive"),
-        ("schema[3].role", "second sensitive", "exactly one"),
+        "two-sensitive-bucketized",
+        lambda m: (
+            _set(("schema", 2, "role"), "sensitive")(m),
+            _set(("scheme",), "bucketization")(m),
+        ),  # fmt: skip
+        ("schema[3].role", "second sensitive", "bucketized release publishes one"),
     ),
     ("no-rows", _del(("rows",)), ("rows: required field is missing",)),
     ("rows-negative", _set(("rows",), -1), ("rows: -1 must be >= 0",)),

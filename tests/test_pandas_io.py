@@ -337,7 +337,9 @@ def test_the_registry_lists_only_the_algorithms_parameters():
     for name in available():
         assert "quasi_identifiers" not in parameters(name)
         assert "sensitive" not in parameters(name)
-    assert parameters("mondrian") == ["k", "l", "sensitive_values", "scheme", "seed"]
+    assert parameters("mondrian") == [
+        "k", "l", "t", "distance", "sensitive_values", "scheme", "seed"
+    ]  # fmt: skip
 
 
 # ---------------------------------------------------------------------- pandas out

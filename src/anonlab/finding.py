@@ -33,6 +33,22 @@ def withheld(value: Any) -> str:
     return "withheld"
 
 
+#: Separates a stage's name from the sensitive attribute it ran for, in the key of a finding of
+#: a release with several sensitive attributes (``"definetti/insurer"``).
+ATTRIBUTE_SEPARATOR = "/"
+
+
+def stage_of(key: str) -> str:
+    """The audit stage a finding's ``key`` belongs to (``"definetti/insurer"`` ->
+    ``"definetti"``; a key without an attribute is its stage)."""
+    return key.split(ATTRIBUTE_SEPARATOR, 1)[0]
+
+
+def attribute_key(stage: str, attribute: str) -> str:
+    """The key of ``stage``'s finding for sensitive attribute ``attribute``."""
+    return f"{stage}{ATTRIBUTE_SEPARATOR}{attribute}"
+
+
 @dataclass
 class Finding:
     """What one check, attack or measure found.

@@ -309,12 +309,13 @@ def _check_semantics(m: Mapping[str, Any], source: str) -> None:
             "no attribute has role 'sensitive'; a bucketized release publishes one sensitive "
             "attribute (only a generalized release, plain k-anonymity, may have none)",
         )
-    if len(sensitive) > 1:
+    if len(sensitive) > 1 and m.get("scheme") == "bucketization":
         raise _fail(
             source,
             ["schema", sensitive[1], "role"],
             f"{short_repr(schema[sensitive[1]]['name'])} is a second sensitive attribute (after "
-            f"{short_repr(schema[sensitive[0]]['name'])}); exactly one attribute is sensitive",
+            f"{short_repr(schema[sensitive[0]]['name'])}); a bucketized release publishes one "
+            "sensitive attribute (only a generalized release may have several)",
         )
     for i, a in enumerate(schema):
         if a.get("hierarchy_file") is not None and a["hierarchy_height"] is None:

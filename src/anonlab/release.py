@@ -140,9 +140,16 @@ class Release:
             raise AnonlabError(
                 f"group must have one id per record ({table.n_rows}), got shape {group.shape}"
             )
-        if table.sensitive is None and (
-            scheme == "bucketization" or published_sensitive is not None
-        ):
+        several = table.sensitive_attributes
+        if len(several) > 1 and (scheme == "bucketization" or published_sensitive is not None):
+            raise AnonlabError(
+                f"the table has {len(several)} sensitive attributes ({', '.join(several)}): a "
+                "bucketized or perturbed release publishes one sensitive attribute per group "
+                "(Anatomy's sensitive table, MASK's perturbed values); publish several by "
+                "generalization (mondrian, lattice, lightning, generalize), or name one "
+                f"(--sensitive {several[0]})"
+            )
+        if not several and (scheme == "bucketization" or published_sensitive is not None):
             raise AnonlabError(
                 "a bucketized release publishes each group's sensitive values: the table needs a "
                 "sensitive attribute (--sensitive); without one, publish by generalization "
@@ -199,6 +206,41 @@ class Release:
         if self.reference_counts is not None:
             manifest["reference_counts"] = self.reference_counts.tolist()
         self.manifest = manifest
+
+    def for_sensitive(self, name: str) -> Release:
+        """This release (its groups, levels, manifest) with ``name`` its one sensitive attribute
+        and the other sensitive attributes insensitive (:meth:`Table.for_sensitive
+        <anonlab.table.Table.for_sensitive>`): what a check or an attack that reads one
+        sensitive attribute sees, run once per attribute of a release with several. With
+        several, ``reference_counts`` holds each attribute's counts one after the other, in the
+        order of ``table.sensitive_attributes``; the view takes its own, and so does a search
+        candidate (:meth:`_from_statistics`) from its histogram, which then holds each
+        attribute's counts side by side."""
+        table = self.table
+        names = table.sensitive_attributes
+        view_table = table.for_sensitive(name)  # raises for a name that is not sensitive
+        sizes = [table.domain_size(a) for a in names]
+        start = sum(sizes[: names.index(name)])
+        stop = start + table.domain_size(name)
+        reference = self.reference_counts
+        if reference is not None and len(names) > 1:
+            reference = reference[start:stop]
+        if self.group is None:  # a search candidate: its histogram holds every attribute's
+            full = self._histogram
+            return Release._from_statistics(
+                view_table, self.n_groups, self.group_sizes,
+                (lambda: full()[:, start:stop]) if len(names) > 1 else full,
+                self.scheme, reference,
+            )  # fmt: skip
+        out = Release.__new__(Release)
+        out.__dict__.update(self.__dict__)
+        for cached in ("group_sizes", "sensitive_histogram", "generalization", "_group_order"):
+            out.__dict__.pop(cached, None)
+        out.table = view_table
+        out.reference_counts = reference
+        if "group_sizes" in self.__dict__:
+            out.__dict__["group_sizes"] = self.__dict__["group_sizes"]
+        return out
 
     @classmethod
     def _from_statistics(

@@ -19,8 +19,8 @@ none is declared: :mod:`anonlab.table`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from anonlab.errors import AnonlabError
@@ -115,9 +115,24 @@ class Attribute:
         return out
 
 
+def several_sensitive_message(names: Sequence[str]) -> str:
+    """The error of a step that reads one sensitive attribute, given several."""
+    return (
+        f"this step reads one sensitive attribute and the table has {len(names)} "
+        f"({', '.join(map(repr, names))}); the steps that take several are the generalization "
+        "algorithms (mondrian, lattice, lightning, generalize), the privacy-model checks and "
+        "the audit, which run per attribute; for any other, name one (--sensitive "
+        f"{names[0]}) or run it per attribute (Table.for_sensitive)"
+    )
+
+
 @dataclass(frozen=True)
 class Schema:
-    """The attributes of a table, in column order. At most one is sensitive."""
+    """The attributes of a table, in column order. Any number may be sensitive (a hospital's
+    diagnosis and insurer): :attr:`sensitive_attributes` lists them; :attr:`sensitive`, for the
+    steps that read one, names it and refuses a schema with several (so that no step silently
+    protects only the first); :meth:`for_sensitive` is the schema seen by such a step for one
+    of them."""
 
     attributes: tuple[Attribute, ...]
 
@@ -126,11 +141,6 @@ class Schema:
         if len(set(names)) != len(names):
             dup = next(n for n in names if names.count(n) > 1)
             raise AnonlabError(f"column {dup!r} appears twice in the schema")
-        sens = [a.name for a in self.attributes if a.role is Role.SENSITIVE]
-        if len(sens) > 1:
-            raise AnonlabError(
-                f"only one sensitive attribute is supported, got {sens}; mark the rest insensitive"
-            )
 
     def __getitem__(self, name: str) -> Attribute:
         for a in self.attributes:
@@ -152,8 +162,42 @@ class Schema:
         return tuple(a.name for a in self.attributes if a.role is Role.QUASI_IDENTIFIER)
 
     @property
+    def sensitive_attributes(self) -> tuple[str, ...]:
+        """Every sensitive attribute, in column order (empty for plain k-anonymity)."""
+        return tuple(a.name for a in self.attributes if a.role is Role.SENSITIVE)
+
+    @property
     def sensitive(self) -> str | None:
-        return next((a.name for a in self.attributes if a.role is Role.SENSITIVE), None)
+        """The sensitive attribute (None if there is none).
+
+        Raises
+        ------
+        AnonlabError
+            When there are several: the step that asked reads one sensitive attribute; it runs
+            per attribute on :meth:`for_sensitive`.
+        """
+        names = self.sensitive_attributes
+        if len(names) > 1:
+            raise AnonlabError(several_sensitive_message(names))
+        return names[0] if names else None
+
+    def for_sensitive(self, name: str) -> Schema:
+        """The schema with ``name`` its one sensitive attribute and the other sensitive
+        attributes insensitive (published as they are, as they are in the release): what a
+        step that reads one sensitive attribute sees when it runs for ``name``."""
+        if name not in self.sensitive_attributes:
+            raise AnonlabError(
+                f"{name!r} is not a sensitive attribute; the sensitive attributes are "
+                f"{list(self.sensitive_attributes)}"
+            )
+        return Schema(
+            tuple(
+                replace(a, role=Role.INSENSITIVE)
+                if a.role is Role.SENSITIVE and a.name != name
+                else a
+                for a in self.attributes
+            )
+        )
 
     @property
     def value_sets(self) -> tuple[str, ...]:

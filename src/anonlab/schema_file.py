@@ -26,9 +26,10 @@ Fields (the declared JSON Schema is :data:`SCHEMA`, validated with :mod:`jsonsch
     ``"anonlab-schema"`` and ``1``.
 ``columns``
     One entry per column of the data, each column once. ``name`` and ``role`` are required:
-    ``quasi-identifier`` (generalized), ``sensitive`` (at most one column: the attribute
-    protected), ``insensitive`` (published as it is), ``identifier`` (a direct identifier:
-    dropped, never published) or ``drop`` (left out: not published, not used).
+    ``quasi-identifier`` (generalized), ``sensitive`` (the attributes protected: none for plain
+    k-anonymity, one, or several, each checked and attacked on its own), ``insensitive``
+    (published as it is), ``identifier`` (a direct identifier: dropped, never published) or
+    ``drop`` (left out: not published, not used).
     ``type`` (optional; absent or null: inferred from the values, as without a schema) is one
     of ``text``, ``integer``, ``decimal``, ``categorical``, ``date``, ``datetime``
     (:class:`anonlab.schema.ColumnType`; dates in ISO 8601, :mod:`anonlab.dates`; a date
@@ -200,9 +201,9 @@ class SchemaFile:
         return [c.name for c in self.columns if c.role == role]
 
     @property
-    def sensitive(self) -> str | None:
-        found = self.names("sensitive")
-        return found[0] if found else None
+    def sensitive(self) -> list[str]:
+        """The columns with role ``sensitive`` (none, one or several), in the file's order."""
+        return self.names("sensitive")
 
     def types(self) -> dict[str, str]:
         """Declared types of the kept columns (quasi-identifiers, sensitive, insensitive)."""
@@ -365,17 +366,17 @@ def validate_schema_file(obj: object, source: str) -> SchemaFile:
             )
         )
     sensitive = [c.name for c in columns if c.role == "sensitive"]
-    if len(sensitive) > 1:
-        raise _fail(
-            source,
-            ["columns"],
-            f"{len(sensitive)} columns have role 'sensitive' ({', '.join(map(repr, sensitive))});"
-            " anonlab protects one sensitive attribute: give the others role 'insensitive' or "
-            "'drop'",
-        )
     values = obj.get("sensitive_values")
     if values is not None and not sensitive:
         raise _fail(source, ["sensitive_values"], "given but no column has role 'sensitive'")
+    if values is not None and len(sensitive) > 1:
+        raise _fail(
+            source,
+            ["sensitive_values"],
+            f"protects values of one sensitive attribute and {len(sensitive)} columns have role "
+            f"'sensitive' ({', '.join(map(repr, sensitive))}); remove sensitive_values (every "
+            "value of each is protected) or keep one column 'sensitive'",
+        )
     return SchemaFile(Path(source), tuple(columns), None if values is None else tuple(values))
 
 

@@ -123,6 +123,14 @@ def anonymize(table: Table | pd.DataFrame, algorithm: str, **params: object) -> 
         raise AnonlabError(
             f"algorithm {algorithm!r} does not take parameter(s) {unknown}; it takes {accepted}"
         )
+    several = source.sensitive_attributes
+    if len(several) > 1 and not get(algorithm).several_sensitive:
+        takes = [a.name for a in ANONYMIZERS.values() if a.several_sensitive]
+        raise AnonlabError(
+            f"algorithm {algorithm!r} protects one sensitive attribute and the table has "
+            f"{len(several)} ({', '.join(several)}); the algorithms that protect several at "
+            f"once are {', '.join(takes)}; or name one (--sensitive {several[0]})"
+        )
     return record_column_roles(fn(source, **params), roles)
 
 

@@ -88,6 +88,10 @@ class Anonymizer:
         it takes ``l``, else None: it is not compared). The MASK family says ``"m"``; an
         anonymizer whose ℓ goes to ``m`` and that also takes ``k`` gets ``k = ℓ`` unless
         ``compare`` is given ``mask_k``.
+    several_sensitive : bool
+        It protects several sensitive attributes at once (each must satisfy the model; issue
+        19). Any other refuses a table with several before it starts, naming the ones that
+        take them.
     compare_parameters : mapping
         Fixed parameters ``compare`` adds (the lattice search's model, Injector's
         suppression).
@@ -111,6 +115,7 @@ class Anonymizer:
     variant_of: str | None = None
     partitioning: str | None = None
     ell_as: str | None = _AUTO
+    several_sensitive: bool = False
     compare_parameters: Mapping[str, Any] = field(default_factory=dict)
     parameters: tuple[str, ...] = field(init=False)
     privacy_parameters: tuple[str, ...] = field(init=False)
@@ -192,9 +197,10 @@ def _entries() -> tuple[Anonymizer, ...]:
             mondrian,
             "K. LeFevre, D. J. DeWitt, R. Ramakrishnan. Mondrian multidimensional "
             "k-anonymity. ICDE 2006",
-            "strict multidimensional top-down partitioning for k and/or frequency ℓ",
+            "strict multidimensional top-down partitioning for k, frequency ℓ and/or t",
             "generalization",
             l_eligible=True,
+            several_sensitive=True,
             bytes_per_row=12,
             partitioning="mondrian-cuts",
         ),
@@ -226,6 +232,7 @@ def _entries() -> tuple[Anonymizer, ...]:
             "every quasi-identifier at the given level of its hierarchy (one lattice node)",
             "generalization",
             full_domain=True,
+            several_sensitive=True,
         ),
         Anonymizer(
             "lattice",
@@ -235,6 +242,7 @@ def _entries() -> tuple[Anonymizer, ...]:
             "the least-loss full-domain node that satisfies a privacy model",
             "generalization",
             full_domain=True,
+            several_sensitive=True,
             compare_parameters={"model": "l-diversity"},
         ),
         Anonymizer(
@@ -245,6 +253,7 @@ def _entries() -> tuple[Anonymizer, ...]:
             "the best full-domain node a budgeted search finds, with a lower bound on the optimum",
             "generalization",
             full_domain=True,
+            several_sensitive=True,
             compare_parameters={"model": "l-diversity"},
         ),
         Anonymizer(

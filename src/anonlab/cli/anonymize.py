@@ -57,7 +57,10 @@ def anonymize(
     l: int | None = typer.Option(None, "--l", help="ℓ-diversity (frequency form)."),
     m: int | None = typer.Option(None, "--m", help="m-confidentiality (MASK)."),
     model: str | None = typer.Option(
-        None, "--model", help=f"{registry.by('model')}: the privacy model (see `anonlab check`)."
+        None,
+        "--model",
+        help=f"{registry.by('model')}: the privacy model (see `anonlab check`), or several "
+        "that must all hold, comma-separated (k-anonymity,distinct-l-diversity).",
     ),
     c: float | None = typer.Option(None, "--c", help=f"{registry.by('c')}: recursive (c,ℓ)'s c."),
     t: float | None = typer.Option(None, "--t", help=f"{registry.by('t')}: t-closeness's t."),
@@ -173,7 +176,7 @@ def anonymize(
         publishes=True,
     )
     check_group_sizes(table.n_rows, k=k, l=l, m=m)  # before any array is sized from them
-    if table.sensitive is None and not as_json:
+    if not table.sensitive_attributes and not as_json:
         note(
             "no sensitive attribute: plain k-anonymity (the release publishes generalized "
             "quasi-identifiers only; --sensitive COL names one)"

@@ -207,7 +207,9 @@ def audit_command(
         raise AnonlabError(f"--at-risk {str(at_risk)!r}: use a .csv or .parquet file name")
     report = report or release_dir / "audit.html"
     summary = summary or release_dir / "audit.json"
-    check_audit_sizes(release, **budget.sizes())
+    several = release.table.sensitive_attributes  # the attacks run once per attribute
+    for view in [release.for_sensitive(a) for a in several] if len(several) > 1 else [release]:
+        check_audit_sizes(view, **budget.sizes())
     show = not as_json and err.is_terminal
     thresholds = Thresholds(max_risk, max_share_at_risk, bounds_decide)
     kwargs = dict(stages=chosen, budget=budget, seed=seed, thresholds=thresholds)

@@ -190,6 +190,8 @@ def load_table(
     checked against the memory available (:func:`anonlab.resources.check_resample`, counting
     ``algorithm``'s work when given) unless ``memory_check`` is False.
     """
+    if sensitive is not None and "," in sensitive:  # several: --sensitive diagnosis,insurer
+        sensitive = split_list(sensitive)
     if resample is not None and (isinstance(resample, bool) or resample < 1):
         raise AnonlabError(f"--resample must be a positive number of rows, got {resample}")
     if unassigned not in ("drop", "error"):
@@ -295,7 +297,7 @@ def _load_table(dataset, data, qi, sensitive, hierarchies, hierarchy_set, drop_m
         )
         if hier:
             dropped = table.dropped
-            table = table.with_roles(table.quasi_identifiers, table.sensitive, hier)
+            table = table.with_roles(table.quasi_identifiers, table.sensitive_attributes, hier)
             table.dropped = dropped  # the identifiers dropped stay named
         if roles["value_sets"]:
             table = table.with_value_sets(roles["value_sets"])
@@ -349,17 +351,19 @@ def _load_with_schema(data: Path, schema: Path, drop_missing: bool):
         "unassigned": "drop",  # role 'drop': every column has a role in a schema
         "value_sets": [c.name for c in spec.columns if c.value_sets],
     }
-    kept = {*qi, *options["insensitive"], spec.sensitive}
+    kept = {*qi, *options["insensitive"], *spec.sensitive}
     markers = {c.name: sorted(set(c.missing) - set(MISSING_MARKERS)) for c in spec.columns}
     options["missing"] = {k: v for k, v in markers.items() if v and k in kept}
     reader = Table.from_parquet if parquet else Table.from_csv
     table = reader(data, **options, **sep)
-    wanted = [*table.quasi_identifiers, *([table.sensitive] if table.sensitive else [])]
+    wanted = [*table.quasi_identifiers, *table.sensitive_attributes]
     hierarchies = spec.hierarchies({name: table.values[name] for name in wanted})
     if hierarchies:
         dropped = table.dropped
         try:
-            table = table.with_roles(table.quasi_identifiers, table.sensitive, hierarchies)
+            table = table.with_roles(
+                table.quasi_identifiers, table.sensitive_attributes, hierarchies
+            )
         except AnonlabError as exc:
             raise AnonlabError(f"{spec.source}: {exc}") from None
         table.dropped = dropped  # the identifiers and 'drop' columns stay named

@@ -20,7 +20,12 @@ DATA = typer.Option(None, "--data", help="A CSV (header row) or Parquet file.")
 QI = typer.Option(None, "--qi", help="Quasi-identifiers, comma-separated.")
 
 
-SENSITIVE = typer.Option(None, "--sensitive", help="The sensitive attribute.")
+SENSITIVE = typer.Option(
+    None,
+    "--sensitive",
+    help="The sensitive attribute; several comma-separated (diagnosis,insurer), each protected "
+    "and attacked on its own.",
+)
 
 
 INSENSITIVE = typer.Option(

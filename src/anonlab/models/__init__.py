@@ -17,8 +17,10 @@ made where papers or peers differ: ``docs/models.md``.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from anonlab._validation import require_release
 from anonlab.errors import AnonlabError
@@ -28,7 +30,7 @@ from anonlab.models import l_diversity as _l
 from anonlab.models import m_confidentiality as _m
 from anonlab.models import matching_l_diversity as _ml
 from anonlab.models import t_closeness as _t
-from anonlab.models.result import CheckResult
+from anonlab.models.result import CheckResult, build_result
 from anonlab.release import Release
 from anonlab.table import Table
 
@@ -110,13 +112,17 @@ class Model:
         """What ``table`` lacks for this model with these parameters, in words (empty when
         nothing): a sensitive attribute, a hierarchy on it. For checks made before the work
         (a lattice search, an audit)."""
-        sens = table.sensitive
-        if sens is None:
+        names = table.sensitive_attributes
+        if not names:
             return [f"a sensitive attribute (model {self.name!r})"] if self.reads_sensitive else []
-        if self.needs_sensitive_hierarchy(**parameters) and table.schema[sens].hierarchy is None:
-            said = ", ".join(f"{p}={v!r}" for p, v in self.sensitive_hierarchy_when.items())
-            return [f"a hierarchy on the sensitive attribute {sens!r} ({self.name} with {said})"]
-        return []
+        if not self.needs_sensitive_hierarchy(**parameters):
+            return []
+        said = ", ".join(f"{p}={v!r}" for p, v in self.sensitive_hierarchy_when.items())
+        return [
+            f"a hierarchy on the sensitive attribute {sens!r} ({self.name} with {said})"
+            for sens in names
+            if table.schema[sens].hierarchy is None
+        ]
 
 
 MODELS: dict[str, Model] = {
@@ -204,6 +210,37 @@ def get(model: str) -> Model:
     return MODELS[model]
 
 
+#: Joins the models of a combination: ``"k-anonymity,distinct-l-diversity"`` (issue 19).
+COMBINATION = ","
+
+
+def parts(model: str | Sequence[str]) -> list[Model]:
+    """The registered models of ``model``: one name, several joined by :data:`COMBINATION`
+    (``"k-anonymity,l-diversity,t-closeness"``, as ARX combines criteria), or a sequence of
+    names; each once, in the order given. Raises naming an unknown one."""
+    names = model.split(COMBINATION) if isinstance(model, str) else list(model)
+    found: list[Model] = []
+    for name in names:
+        spec = get(name.strip() if isinstance(name, str) else name)
+        if spec in found:
+            raise AnonlabError(f"model {spec.name!r} is named twice in {model!r}")
+        found.append(spec)
+    if not found:
+        raise AnonlabError(f"parameter 'model' names no model; available: {available()}")
+    return found
+
+
+def combined_name(model: str | Sequence[str]) -> str:
+    """The registered name of ``model`` (:func:`parts`), several joined by :data:`COMBINATION`."""
+    return COMBINATION.join(spec.name for spec in parts(model))
+
+
+def parameters_for(spec: Model, params: Mapping[str, object]) -> dict:
+    """The parameters of ``params`` that model ``spec`` takes (a combination's parameters are
+    shared: ``l`` goes to every ℓ-model named)."""
+    return {key: value for key, value in params.items() if key in spec.parameters}
+
+
 def check(release: Release, model: str, **params: object) -> CheckResult:
     """Check ``release`` against the privacy model called ``model``.
 
@@ -226,6 +263,8 @@ def check(release: Release, model: str, **params: object) -> CheckResult:
         names the parameter and the valid choices.
     """
     require_release(release, where="models.check")
+    if isinstance(model, str) and COMBINATION in model:
+        return _check_combination(release, parts(model), params)
     spec = get(model)
     unknown = [p for p in params if p not in spec.parameters]
     if unknown:
@@ -239,7 +278,116 @@ def check(release: Release, model: str, **params: object) -> CheckResult:
             f"model {spec.name!r} needs parameter {missing[0]!r}; its parameters are "
             f"{list(spec.parameters)} (required: {list(spec.required)})"
         )
+    names = release.table.sensitive_attributes
+    if spec.reads_sensitive and len(names) > 1:
+        return _check_each(release, spec, names, params)
     return spec.function(release, **params)
 
 
-__all__ = ["ALIASES", "MODELS", "CheckResult", "Model", "available", "check", "get"]
+def _check_combination(release: Release, specs: list[Model], params: dict) -> CheckResult:
+    """Several models at once: each checked with the parameters it takes, the release holds
+    only if every one holds (ARX's combined criteria).
+
+    The models' levels are not comparable (k counts records, t is a distance), so a group's
+    value is the number of the models it violates (0 where it satisfies all), the achieved
+    level the largest such number, and ``details["per_model"]`` each model's own verdict and
+    level. Every parameter given must be taken by some model of the combination.
+    """
+    taken = {p for spec in specs for p in spec.parameters}
+    unknown = [p for p in params if p not in taken]
+    if unknown:
+        raise AnonlabError(
+            f"no model of {COMBINATION.join(s.name for s in specs)!r} takes parameter "
+            f"{unknown[0]!r}; their parameters are {sorted(taken)}"
+        )
+    results = [check(release, spec.name, **parameters_for(spec, params)) for spec in specs]
+    count = np.zeros(len(results[0].per_group), dtype=np.int64)
+    for r in results:
+        count[np.asarray(r.violating_groups, dtype=np.int64)] += 1
+    details = {
+        "per_model": {
+            r.model: {
+                "parameters": r.parameters,
+                "holds": bool(r.holds),
+                "value": r.value,
+                "violating_groups": r.n_violating_groups,
+                "violating_records": int(r.violating_records),
+            }
+            for r in results
+        },
+        "value": "the number of models a group violates",
+    }
+    parameters = {key: value for r in results for key, value in r.parameters.items()}
+    return build_result(
+        COMBINATION.join(r.model for r in results), parameters, count, count > 0,
+        release.group_sizes, worst="max", details=details,
+    )  # fmt: skip
+
+
+def _check_each(release: Release, spec: Model, names: tuple[str, ...], params: dict) -> CheckResult:
+    """``spec`` on a release with several sensitive attributes: checked on each
+    (:meth:`Release.for_sensitive <anonlab.release.Release.for_sensitive>`) and held only if it
+    holds for every one, as ARX applies a criterion per sensitive attribute.
+
+    Each group's value is its worst over the attributes, the achieved level the worst of
+    those, and a group violates the model if it does for any attribute; ``details["per_attribute"]``
+    gives each attribute's verdict, level and violations. This is not Machanavajjhala et al.'s
+    multi-attribute ℓ-diversity (TKDD 2007, §7.1), which also treats the other sensitive
+    attributes as quasi-identifiers (an attacker who knows a person's insurer); the audit's
+    attacks run per attribute as well.
+    """
+    results = {
+        name: spec.function(release.for_sensitive(name), **_for_attribute(params, name, names))
+        for name in names
+    }
+    first = next(iter(results.values()))
+    stack = np.stack([np.asarray(r.per_group, dtype=np.float64) for r in results.values()])
+    per_group = stack.min(axis=0) if spec.worst == "min" else stack.max(axis=0)
+    if all(np.asarray(r.per_group).dtype.kind in "iu" for r in results.values()):
+        per_group = per_group.astype(np.int64)
+    violating = np.zeros(len(per_group), dtype=bool)
+    for r in results.values():
+        violating[np.asarray(r.violating_groups, dtype=np.int64)] = True
+    details = {
+        "per_attribute": {
+            name: {
+                "holds": bool(r.holds),
+                "value": r.value,
+                "violating_groups": r.n_violating_groups,
+                "violating_records": int(r.violating_records),
+                **({"details": r.details} if r.details else {}),
+            }
+            for name, r in results.items()
+        }
+    }
+    parameters = dict(first.parameters)
+    parameters["sensitive_attributes"] = list(names)
+    return build_result(
+        spec.name, parameters, per_group, violating, release.group_sizes,
+        worst=spec.worst, details=details,
+    )  # fmt: skip
+
+
+def _for_attribute(params: dict, name: str, names: tuple[str, ...]) -> dict:
+    """``params`` for sensitive attribute ``name``: a value given per attribute (a mapping
+    keyed by exactly the sensitive attributes, as Mondrian records t-closeness's distance)
+    becomes that attribute's."""
+    return {
+        key: value[name] if isinstance(value, Mapping) and set(value) == set(names) else value
+        for key, value in params.items()
+    }
+
+
+__all__ = [
+    "ALIASES",
+    "COMBINATION",
+    "MODELS",
+    "CheckResult",
+    "Model",
+    "available",
+    "check",
+    "combined_name",
+    "get",
+    "parameters_for",
+    "parts",
+]

@@ -61,7 +61,7 @@ def check_specs(
         if ck["c"] is None or ck["k"] is None:
             raise AnonlabError("ck-safety needs --c (in (0, 1]) and --k (implications, >= 0)")
         specs.append(("ck-safety", ck))
-    if release.table.sensitive is None:  # plain k-anonymity: only models of the groups alone
+    if not release.table.sensitive_attributes:  # plain k-anonymity: models of the groups alone
         from anonlab.models import get
 
         specs = [(name, p) for name, p in specs

@@ -66,8 +66,10 @@ def generalized_frame(release: Release) -> pd.DataFrame:
         cols[q] = gen[q].labels[release.group]
     for a in table.schema.insensitive:
         cols[a] = table.column(a)
-    if table.sensitive is not None:  # plain k-anonymity publishes no sensitive column
-        cols[release.sensitive] = table.values[release.sensitive][release.sensitive_codes]
+    names = table.sensitive_attributes  # none for plain k-anonymity; several as they are
+    for a in names:
+        codes = release.sensitive_codes if len(names) == 1 else table.codes[a]
+        cols[a] = table.values[a][codes]
     return pd.DataFrame({k: v[order] for k, v in cols.items()})
 
 

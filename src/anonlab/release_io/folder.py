@@ -305,7 +305,7 @@ def load_release(path: str | os.PathLike) -> Release:
     table = Table.from_frame(
         frame,
         quasi_identifiers=[a["name"] for a in schema if a["role"] == "quasi-identifier"],
-        sensitive=next((a["name"] for a in schema if a["role"] == "sensitive"), None),
+        sensitive=[a["name"] for a in schema if a["role"] == "sensitive"],
         insensitive=[a["name"] for a in schema if a["role"] == "insensitive"],
         identifiers=[_ROW_ID, _GROUP]
         + ([PUBLISHED_SENSITIVE] if PUBLISHED_SENSITIVE in frame.columns else []),

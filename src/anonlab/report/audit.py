@@ -53,6 +53,7 @@ from anonlab.finding import (
     DATA_PARAMETERS,
     SECRET_PARAMETERS,
     Finding,
+    attribute_key,
     plain_json,
     withheld,
 )
@@ -65,6 +66,11 @@ from anonlab.schema import Kind
 #: re-identification risk and utility.
 CHECK_STAGES = ("checks",)
 MEASURE_STAGES = ("risk", "utility", "distributions")
+
+
+#: The stages besides the attacks that read one sensitive attribute, run once per attribute of
+#: a release with several (the COUNT-query workload's queries name a sensitive value).
+PER_ATTRIBUTE = ("utility",)
 
 
 def attack_stages() -> tuple[str, ...]:
@@ -297,6 +303,14 @@ def _value_sets(release: Release) -> dict[str, int]:
 
 
 def _is_own_model(result, params: dict) -> bool:
+    """Whether ``result`` checks a model the release was made for: the manifest's ``model``
+    (a lattice search's, several joined by :data:`anonlab.models.COMBINATION`) when it names
+    one, else the model each parameter given stands for (k, ℓ in the frequency form, m, t)."""
+    made = params.get("model")
+    if made:
+        from anonlab import models
+
+        return result.model in {spec.name for spec in models.parts(made)}
     if result.model == "k-anonymity":
         return "k" in params and params.get("k") is not None
     if result.model == "l-diversity":
@@ -467,6 +481,32 @@ RUNNERS: dict[str, Callable[[Release, dict], Finding]] = {
 }
 
 
+def _timed_stage(name: str, release: Release, opts: dict, attribute: str | None) -> Finding:
+    """One stage's finding, timed; a stage that does not apply says why (verdict
+    ``skipped``). With ``attribute`` (a release with several sensitive attributes) the stage
+    runs on :meth:`Release.for_sensitive <anonlab.release.Release.for_sensitive>` and its
+    finding is keyed and titled by the attribute (:func:`anonlab.finding.attribute_key`)."""
+    t0 = time.perf_counter()
+    view = release if attribute is None else release.for_sensitive(attribute)
+    try:
+        finding = run_stage(name, view, opts)
+    except AnonlabError as exc:  # the stage does not apply to this release
+        finding = Finding(
+            key=name,
+            title=name,
+            paper="",
+            attacker="",
+            promise="",
+            verdict="skipped",
+            headline=f"not applicable: {exc}",
+        )
+    if attribute is not None:
+        finding.key = attribute_key(name, attribute)
+        finding.title = f"{finding.title} — sensitive attribute {attribute}"
+    finding.seconds = time.perf_counter() - t0
+    return finding
+
+
 def run_stage(name: str, release: Release, opts: dict) -> Finding:
     """One stage's finding: a registered attack through :func:`anonlab.attacks.contract.run`
     (knowledge from the publisher's copy, inference from the adversary's copy, scoring on the
@@ -583,6 +623,9 @@ def audit(
     if release.table.n_rows == 0:
         raise AnonlabError("the release has no records to audit")
     findings = []
+    several = release.table.sensitive_attributes
+    several = several if len(several) > 1 else ()
+    per_attribute = {*attack_stages(), *PER_ATTRIBUTE}
     for index, name in enumerate(stages):
         if progress is not None:
             progress(name)
@@ -593,21 +636,10 @@ def audit(
             def tick(done: int, total: int, name: str = name, index: int = index) -> None:
                 on_progress(StageProgress(name, index, len(stages), "advance", done, total))
 
-        t0 = time.perf_counter()
-        try:
-            finding = run_stage(name, release, {**opts, "tick": tick})
-        except AnonlabError as exc:  # the stage does not apply to this release
-            finding = Finding(
-                key=name,
-                title=name,
-                paper="",
-                attacker="",
-                promise="",
-                verdict="skipped",
-                headline=f"not applicable: {exc}",
-            )
-        finding.seconds = time.perf_counter() - t0
-        findings.append(finding)
+        # An attack infers one sensitive attribute: with several, it runs once for each
+        for attribute in several if several and name in per_attribute else (None,):
+            finding = _timed_stage(name, release, {**opts, "tick": tick}, attribute)
+            findings.append(finding)
         if on_progress is not None:
             on_progress(StageProgress(name, index, len(stages), "done", finding=finding))
     # never the release's seed or export key (they stay in the publisher's copy)
@@ -619,7 +651,8 @@ def audit(
         "records": release.table.n_rows,
         "groups": release.n_groups,
         "quasi_identifiers": list(release.quasi_identifiers),
-        "sensitive": release.table.sensitive,  # None for plain k-anonymity
+        # None for plain k-anonymity; a list when there are several
+        "sensitive": (list(several) if several else release.table.sensitive),
         "columns": release_columns(release),
         "suppressed_records": int(release.manifest.get("suppressed_records") or 0),
     }

@@ -37,7 +37,7 @@ from typing import Any
 
 from anonlab._validation import check_float
 from anonlab.errors import AnonlabError
-from anonlab.finding import Finding
+from anonlab.finding import Finding, stage_of
 
 #: The audit's stages that are not attacks (when the registered attacks are not given).
 NOT_ATTACKS = ("checks", "risk", "utility", "distributions")
@@ -159,14 +159,15 @@ def decide(
             steps.append(step + ".")
     worst_attack, worst_share = None, -1.0
     for f in findings:
-        is_attack = f.key in attacks if attacks else f.key not in NOT_ATTACKS
+        stage = stage_of(f.key)  # per sensitive attribute: "definetti/insurer"
+        is_attack = stage in attacks if attacks else stage not in NOT_ATTACKS
         if not is_attack:
             continue
         share = _share(f)
         if share is None:
             not_judged.append(f"{f.title} ({f.headline})")
             continue
-        is_bound = f.key in bounds
+        is_bound = stage in bounds
         ok = share <= thresholds.max_share_at_risk + 1e-12
         decides = thresholds.bounds_decide or not is_bound
         criteria.append({"criterion": f"share of records at risk: {f.title}"
@@ -176,7 +177,7 @@ def decide(
         if decides and not ok and share > worst_share:
             worst_attack, worst_share = f, share
     if worst_attack is not None:
-        if worst_attack.key == "algorithm":
+        if stage_of(worst_attack.key) == "algorithm":
             algorithm = str(release.get("algorithm") or "")
             steps.append(
                 f"An attacker who knows the algorithm ({algorithm}) learns more than its groups "
@@ -192,7 +193,8 @@ def decide(
                 "try algorithms and ℓ against the same audit and pick a point of its frontier "
                 "that meets the thresholds."
             )
-    not_judged += [f"{name} (not run in this audit)" for name in attacks if name not in by]
+    ran = {stage_of(key) for key in by}
+    not_judged += [f"{name} (not run in this audit)" for name in attacks if name not in ran]
     if "sensitive" in release and release["sensitive"] is None:  # plain k-anonymity
         not_judged = ["the attacks, which infer sensitive values (the release has no sensitive "
                       "attribute: plain k-anonymity)"]  # fmt: skip

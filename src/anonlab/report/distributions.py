@@ -57,8 +57,9 @@ def _original(release: Release, name: str, top: int) -> dict[str, int]:
 
 def _released(release: Release, name: str, top: int) -> dict[str, int]:
     table = release.table
-    if name == release.table.sensitive:
-        counts = np.asarray(release.sensitive_histogram).sum(axis=0)
+    if name in table.sensitive_attributes:
+        view = release if len(table.sensitive_attributes) == 1 else release.for_sensitive(name)
+        counts = np.asarray(view.sensitive_histogram).sum(axis=0)
         return _top(np.asarray(table.values[name], dtype=object), counts, top)
     if release.scheme == "bucketization":
         return _original(release, name, top)
@@ -69,12 +70,12 @@ def _released(release: Release, name: str, top: int) -> dict[str, int]:
 
 
 def column_distributions(release: Release, top: int = 12) -> dict[str, dict[str, Any]]:
-    """Per quasi-identifier and the sensitive attribute: ``{"original": {label: records},
-    "released": {label: records}, "how": words}``."""
+    """Per quasi-identifier and sensitive attribute (none, one or several): ``{"original":
+    {label: records}, "released": {label: records}, "how": words}``."""
     out: dict[str, dict[str, Any]] = {}
-    sensitive = release.table.sensitive
-    for name in (*release.quasi_identifiers, *([sensitive] if sensitive is not None else [])):
-        if name == sensitive:
+    sensitive = release.table.sensitive_attributes
+    for name in (*release.quasi_identifiers, *sensitive):
+        if name in sensitive:
             how = (
                 "perturbed values, as published"
                 if release.published_sensitive is not None

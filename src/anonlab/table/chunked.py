@@ -300,7 +300,7 @@ def from_chunks(
     chunks,
     *,
     quasi_identifiers: Sequence[str],
-    sensitive: str | None = None,
+    sensitive: str | Sequence[str] | None = None,
     insensitive: Sequence[str] = (),
     identifiers: Sequence[str] = (),
     numeric: Iterable[str] | None = None,

@@ -46,6 +46,7 @@ from anonlab.table.roles import (
     missing_mask,
     missing_message,
     role_of,
+    sensitive_names,
 )
 
 #: Rows per chunk of :meth:`Table.from_csv` / :meth:`Table.from_parquet`. A chunk of 500,000
@@ -106,9 +107,11 @@ class Table:
         return self.n_rows
 
     def __repr__(self) -> str:
+        names = self.sensitive_attributes
+        sens = list(names) if len(names) > 1 else (names[0] if names else None)
         return (
             f"Table(rows={self.n_rows}, quasi_identifiers={list(self.quasi_identifiers)}, "
-            f"sensitive={self.sensitive!r})"
+            f"sensitive={sens!r})"
         )
 
     @property
@@ -117,7 +120,23 @@ class Table:
 
     @property
     def sensitive(self) -> str | None:
+        """The sensitive attribute (None if none); raises when there are several
+        (:attr:`Schema.sensitive <anonlab.schema.Schema.sensitive>`)."""
         return self.schema.sensitive
+
+    @property
+    def sensitive_attributes(self) -> tuple[str, ...]:
+        """Every sensitive attribute, in column order."""
+        return self.schema.sensitive_attributes
+
+    def for_sensitive(self, name: str) -> Table:
+        """The same records (codes shared, not copied) with ``name`` the one sensitive
+        attribute and the other sensitive attributes insensitive: what a step that reads one
+        sensitive attribute (an attack, a check) sees when it runs for ``name``."""
+        table = Table(self.schema.for_sensitive(name), self.codes, self.values, self.row_id,
+                      self.dropped, self.types)  # fmt: skip
+        table._leaf_cache = self._leaf_cache
+        return table
 
     def require_sensitive(self) -> str:
         if self.sensitive is None:
@@ -295,7 +314,7 @@ class Table:
     def with_roles(
         self,
         quasi_identifiers: Sequence[str],
-        sensitive: str | None,
+        sensitive: str | Sequence[str] | None,
         hierarchies: Mapping[str, Hierarchy] | None = None,
     ) -> Table:
         """The same records with other roles; attributes with no role given are dropped. The
@@ -305,7 +324,9 @@ class Table:
         hier = {a.name: a.hierarchy for a in self.schema.attributes if a.hierarchy is not None}
         hier.update(hierarchies or {})
         keep_ins = [
-            a for a in self.schema.insensitive if a not in quasi_identifiers and a != sensitive
+            a
+            for a in self.schema.insensitive
+            if a not in quasi_identifiers and a not in sensitive_names(sensitive)
         ]
         dates = {
             k: v["type"]
@@ -340,7 +361,7 @@ class Table:
         frame: pd.DataFrame,
         *,
         quasi_identifiers: Sequence[str],
-        sensitive: str | None = None,
+        sensitive: str | Sequence[str] | None = None,
         insensitive: Sequence[str] = (),
         identifiers: Sequence[str] = (),
         numeric: Iterable[str] | None = None,
@@ -358,8 +379,9 @@ class Table:
         frame : DataFrame
         quasi_identifiers : sequence of str
             Columns an attacker can link to outside data.
-        sensitive : str, optional
-            The column whose value must not be inferred.
+        sensitive : str or sequence of str, optional
+            The column whose value must not be inferred, or several (``["diagnosis",
+            "insurer"]``): each is then protected, checked and attacked on its own.
         insensitive : sequence of str
             Columns published unchanged (beside the generalized or bucketized ones).
         identifiers : sequence of str
@@ -569,7 +591,7 @@ class Table:
         name: str,
         *,
         quasi_identifiers: Sequence[str] | None = None,
-        sensitive: str | None = None,
+        sensitive: str | Sequence[str] | None = None,
         insensitive: Sequence[str] = (),
         identifiers: Sequence[str] = (),
         hierarchy_set: str | None = None,

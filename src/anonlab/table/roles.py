@@ -51,10 +51,26 @@ ROLE_OPTIONS = {
 UNASSIGNED_CHOICES = ("drop", "error")
 
 
+def sensitive_names(sensitive: str | Sequence[str] | None) -> list[str]:
+    """The sensitive attributes named by ``sensitive``: none (None or empty), one (a column
+    name) or several (a sequence of names, e.g. ``["diagnosis", "insurer"]``), in order."""
+    if sensitive is None:
+        return []
+    if isinstance(sensitive, str):
+        return [sensitive] if sensitive else []
+    names = list(sensitive)
+    for name in names:
+        if not isinstance(name, str):
+            raise AnonlabError(
+                f"sensitive must name columns (str, or a list of str), got {name!r} in {names}"
+            )
+    return names
+
+
 def check_roles(
     columns: list[str],
     quasi_identifiers: list[str],
-    sensitive: str | None,
+    sensitive: str | Sequence[str] | None,
     insensitive: list[str],
     identifiers: Sequence[str],
     hierarchies: Mapping[str, Hierarchy],
@@ -62,8 +78,9 @@ def check_roles(
 ) -> list[str]:
     """Validate the roles against the columns; return the kept columns in role order.
 
-    Every column named must exist; a column named under two roles (or twice under one) is an
-    error naming it and both roles; with ``unassigned="error"`` every column given no role is
+    ``sensitive`` may name one column or several (:func:`sensitive_names`). Every column named
+    must exist; a column named under two roles (or twice under one) is an error naming it and
+    both roles; with ``unassigned="error"`` every column given no role is
     listed in one error with the options that give one.
     """
     if unassigned not in UNASSIGNED_CHOICES:
@@ -72,9 +89,10 @@ def check_roles(
         )
     if not quasi_identifiers:
         raise AnonlabError("no quasi-identifier given; name at least one (--qi a,b,c)")
+    sensitive = sensitive_names(sensitive)
     named = (
         [(q, "quasi-identifier") for q in quasi_identifiers]
-        + ([(sensitive, "sensitive")] if sensitive else [])
+        + [(s, "sensitive") for s in sensitive]
         + [(c, "insensitive") for c in insensitive]
         + [(c, "identifier") for c in identifiers]
     )
@@ -97,7 +115,7 @@ def check_roles(
     for name in hierarchies:
         if name not in columns:
             raise AnonlabError(f"hierarchy given for unknown column {name!r}")
-    kept = quasi_identifiers + ([sensitive] if sensitive else []) + insensitive
+    kept = quasi_identifiers + sensitive + insensitive
     for name in kept:
         if name in RESERVED_COLUMNS:
             raise AnonlabError(
@@ -130,12 +148,15 @@ def dropped_columns(columns: Sequence[str], kept: Sequence[str], identifiers: Se
     return dropped
 
 
-def role_of(name: str, quasi_identifiers: Sequence[str], sensitive: str | None) -> Role:
+def role_of(
+    name: str, quasi_identifiers: Sequence[str], sensitive: str | Sequence[str] | None
+) -> Role:
     """The role of kept column ``name``: quasi-identifier if named one, sensitive if it is
-    ``sensitive``, else insensitive (the roles checked by :func:`check_roles`)."""
+    one of ``sensitive`` (:func:`sensitive_names`), else insensitive (the roles checked by
+    :func:`check_roles`)."""
     if name in quasi_identifiers:
         return Role.QUASI_IDENTIFIER
-    return Role.SENSITIVE if name == sensitive else Role.INSENSITIVE
+    return Role.SENSITIVE if name in sensitive_names(sensitive) else Role.INSENSITIVE
 
 
 def missing_mask(

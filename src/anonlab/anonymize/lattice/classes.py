@@ -33,6 +33,13 @@ _STORE_MAX = 1 << 21
 _STORE_RATIO = 0.8
 
 
+#: No compiled criterion (the model is checked by anonlab.models.check): roll_up's arrays.
+_NO_CRITERIA = (
+    np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float64),
+    np.zeros(0, np.int64), np.zeros(0, np.int64),
+)  # fmt: skip
+
+
 class Partition:
     """The classes of one node (or the base classes), as arrays over the classes.
 
@@ -83,8 +90,11 @@ class Partitions:
     classes, up to a budget of classes in all, the least recently used dropped first.
 
     The compiled check (in :func:`roll_up`) covers k-anonymity, distinct ℓ-diversity and
-    equal-distance t-closeness with anonlab.models's exact integer arithmetic; any other model
-    is checked by :func:`anonlab.models.check` on the node's class statistics.
+    equal-distance t-closeness with anonlab.models's exact integer arithmetic, alone or
+    together (a combination of models, :data:`anonlab.models.COMBINATION`), for every sensitive
+    attribute of the table: the classes' histograms hold each attribute's counts side by side
+    (``blocks``: where each attribute's values start). Any other model is checked by
+    :func:`anonlab.models.check` on the node's class statistics, per attribute.
     """
 
     def __init__(self, table: Table, model: str, params: dict) -> None:
@@ -97,16 +107,21 @@ class Partitions:
                 "lattice search's 64-bit keys; use fewer quasi-identifiers"
             )
         self.model, self.params = model, params
-        if table.sensitive is None:  # plain k-anonymity: one placeholder value for every record
-            sens = np.zeros(table.n_rows, dtype=np.int32)
-            self.n_values = 1
-        else:
-            sens = np.asarray(table.codes[table.sensitive], dtype=np.int32)
-            self.n_values = table.domain_size(table.sensitive)
-        self.reference = np.bincount(sens, minlength=self.n_values).astype(np.int64)
-        self.fast = compiled_check(table, model, params, self.reference)
+        names = table.sensitive_attributes
+        if not names:  # plain k-anonymity: one placeholder value for every record
+            sens = np.zeros((1, table.n_rows), dtype=np.int32)
+            self.blocks = np.array([0, 1], dtype=np.int64)
+        else:  # each attribute's codes offset into one domain (the histograms side by side)
+            self.blocks = np.cumsum([0, *(table.domain_size(a) for a in names)]).astype(np.int64)
+            sens = np.stack(
+                [np.asarray(table.codes[a], dtype=np.int32) + np.int32(self.blocks[j])
+                 for j, a in enumerate(names)]
+            )  # fmt: skip
+        self.n_values = int(self.blocks[-1])
+        self.reference = np.bincount(sens.ravel(), minlength=self.n_values).astype(np.int64)
+        self.fast = compiled_check(table, model, params, self.reference, self.blocks)
         # The compiled k-anonymity check needs no sensitive histograms; any other may.
-        self.with_values = self.fast is None or self.fast[0] != K_ANONYMITY
+        self.with_values = self.fast is None or bool((self.fast[0] != K_ANONYMITY).any())
         self.dom = np.array([len(h) for h in hierarchies], dtype=np.int64)
         # Leaf -> node code at every level: each hierarchy's matrix, all in one flat array.
         self.maps = np.concatenate([h.matrix.ravel() for h in hierarchies]).astype(np.int64)
@@ -157,11 +172,11 @@ class Partitions:
 
     def _roll_up(self, source: Partition, node: np.ndarray, keep_map: bool = False) -> Partition:
         self.work += source.n
-        kind, bound, t = self.fast if self.fast is not None else (-1, 0, 0.0)
         rep, size, cell, value, count, of_source, failing = roll_up(
             source.rep, source.size, source.cell, source.value, source.count, node, self.maps,
             self.map_off, self.map_width, self.radix, self.n_values, self.with_values,
-            self._slots, kind, bound, t, self.reference, self.table.n_rows,
+            self._slots, *(self.fast if self.fast is not None else _NO_CRITERIA),
+            self.reference, self.table.n_rows,
         )  # fmt: skip
         return Partition(
             node, rep, size, cell, value, count, of_source if keep_map else None, failing

@@ -27,7 +27,10 @@ MODEL_PARAMETERS = ("k", "l", "c", "t", "m", "distance", "sensitive_values")
 
 def model_parameters(model: str, **given: object) -> tuple[str, dict]:
     """The model's registered name and the parameters given (those not None), as the lattice
-    searches pass them to the model's check.
+    searches pass them to the model's check. ``model`` may name several models at once,
+    joined by :data:`anonlab.models.COMBINATION` (``"k-anonymity,distinct-l-diversity"``) or
+    as a sequence: a node must satisfy all, as ARX combines criteria; each takes the
+    parameters it has (``k`` to k-anonymity, ``l`` to each ℓ-model).
 
     ``given``: any of :data:`MODEL_PARAMETERS` (``k``, ``l``, ``c``, ``t``, ``m``,
     ``distance``, ``sensitive_values``), as :func:`~anonlab.anonymize.lattice.lattice` takes
@@ -43,12 +46,15 @@ def model_parameters(model: str, **given: object) -> tuple[str, dict]:
     unknown = [key for key in given if key not in MODEL_PARAMETERS]
     if unknown:
         raise TypeError(f"model_parameters() got unexpected keyword arguments {unknown}")
-    if model not in models.available() and model not in models.ALIASES:
-        raise AnonlabError(f"unknown model {model!r}; available: {models.available()}")
+    names = model.split(models.COMBINATION) if isinstance(model, str) else list(model)
+    for name in names:
+        name = name.strip() if isinstance(name, str) else name
+        if name not in models.available() and name not in models.ALIASES:
+            raise AnonlabError(f"unknown model {name!r}; available: {models.available()}")
     params = {key: given[key] for key in MODEL_PARAMETERS if given.get(key) is not None}
     if "sensitive_values" in params:
         params["sensitive_values"] = list(params["sensitive_values"])
-    return models.get(model).name, params
+    return models.combined_name(names), params
 
 
 def searchable_table(table: Table) -> Table:
@@ -108,7 +114,11 @@ def check_model_fits(table: Table, model: str, params: dict) -> None:
     AnonlabError
         Naming the model and what the table lacks.
     """
-    lacks = models.get(model).missing(table, **params)
+    lacks = [
+        need
+        for spec in models.parts(model)
+        for need in spec.missing(table, **models.parameters_for(spec, params))
+    ]
     if lacks:
         raise AnonlabError(
             f"the lattice search for {model} needs {' and '.join(lacks)}; the table has none"
@@ -119,9 +129,16 @@ def prunes_failures(model: str, limit: int) -> bool:
     """Whether a node that fails ``model`` (with at most ``limit`` records suppressed) proves
     that every more specific node fails, so that a search may skip them: the model's
     ``monotone`` without suppression, its ``monotone_with_suppression`` with it
-    (:class:`anonlab.models.Model`). Otherwise every node is judged by its own check."""
-    spec = models.get(model)
-    return spec.monotone and (limit == 0 or spec.monotone_with_suppression)
+    (:class:`anonlab.models.Model`). Otherwise every node is judged by its own check.
+
+    A combination of models prunes when every one of them does: a failing node fails some
+    model, which then fails below it too; and where every model's violating classes only
+    violate when all their parts do (``monotone_with_suppression``), so do the classes that
+    violate any of them, so the suppressed records never grow as classes merge."""
+    return all(
+        spec.monotone and (limit == 0 or spec.monotone_with_suppression)
+        for spec in models.parts(model)
+    )
 
 
 class SearchInputs(NamedTuple):

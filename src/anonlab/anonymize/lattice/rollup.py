@@ -19,7 +19,7 @@ from anonlab._validation import check_choice, check_float, check_int
 from anonlab.release import Release
 from anonlab.table import Table
 
-#: The ``kind`` of the per-class checks compiled in :func:`roll_up` (any other model goes through
+#: The kinds of the per-class criteria compiled in :func:`roll_up` (any other model goes through
 #: models.check): k-anonymity, distinct ℓ-diversity, equal-distance t-closeness.
 K_ANONYMITY, DISTINCT, EQUAL_CLOSENESS = 0, 1, 2
 #: t-closeness's integer path (anonlab.models.t_closeness._INT_LIMIT): below it the EMD
@@ -28,35 +28,52 @@ _INT_LIMIT = 2**62
 
 
 def compiled_check(
-    table: Table, model: str, params: dict, reference: np.ndarray
-) -> tuple[int, int, float] | None:
-    """(kind, integer bound, t) of a model the compiled check of :func:`roll_up` covers, else
-    None: ``kind`` one of :data:`K_ANONYMITY`, :data:`DISTINCT`, :data:`EQUAL_CLOSENESS`
-    (``reference``: the whole input's sensitive counts). The parameters are first validated by
-    the model itself (on the whole table as one class)."""
+    table: Table, model: str, params: dict, reference: np.ndarray, blocks: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """The per-class criteria the compiled check of :func:`roll_up` covers for ``model``
+    (one model, or several joined by :data:`anonlab.models.COMBINATION`), else None.
+
+    One criterion per model for k-anonymity, and per model and sensitive attribute for the
+    others: arrays ``kinds`` (:data:`K_ANONYMITY`, :data:`DISTINCT`, :data:`EQUAL_CLOSENESS`),
+    integer ``bounds``, ``ts``, and each criterion's value range ``lows``..``highs`` of the
+    concatenated sensitive domain (``blocks``: where each attribute's values start, and the
+    end; ``reference``: the whole input's counts over it). None as soon as one model or
+    parameter is outside what is compiled (it is then checked by :func:`anonlab.models.check`).
+    The parameters are first validated by the models themselves (on the whole table as one
+    class)."""
     from anonlab.models.t_closeness import DISTANCES, default_distance
 
-    if model == "k-anonymity" and set(params) == {"k"}:
-        kind = K_ANONYMITY
-    elif model == "distinct-l-diversity" and set(params) == {"l"}:
-        kind = DISTINCT
-    elif model == "t-closeness" and set(params) <= {"t", "distance"}:
-        distance = check_choice("distance", params.get("distance", "auto"), DISTANCES)
-        if distance == "auto":
-            distance = default_distance(table.schema[table.sensitive])
-        n = float(table.n_rows)
-        if distance != "equal" or n * n * (len(reference) + 1) * 3 >= _INT_LIMIT:
+    names = table.sensitive_attributes
+    criteria: list[tuple[int, int, float, int, int]] = []
+    for spec in models.parts(model):
+        given = models.parameters_for(spec, params)
+        if spec.name == "k-anonymity" and set(given) == {"k"}:
+            criteria.append((K_ANONYMITY, check_int("k", given["k"], minimum=1), 0.0, 0, 0))
+        elif spec.name == "distinct-l-diversity" and set(given) == {"l"}:
+            bound = check_int("l", given["l"], minimum=1)
+            for j in range(len(names)):
+                criteria.append((DISTINCT, bound, 0.0, blocks[j], blocks[j + 1]))
+        elif spec.name == "t-closeness" and set(given) <= {"t", "distance"}:
+            n = float(table.n_rows)
+            for j, name in enumerate(names):
+                distance = check_choice("distance", given.get("distance", "auto"), DISTANCES)
+                if distance == "auto":
+                    distance = default_distance(table.schema[name])
+                width = blocks[j + 1] - blocks[j]
+                if distance != "equal" or n * n * (width + 1) * 3 >= _INT_LIMIT:
+                    return None
+                t = check_float("t", given.get("t"), low=0.0, high=1.0)
+                criteria.append((EQUAL_CLOSENESS, 0, t, blocks[j], blocks[j + 1]))
+        else:
             return None
-        kind = EQUAL_CLOSENESS
-    else:
-        return None
     whole = Release._from_statistics(table, 1, np.array([table.n_rows]), lambda: reference[None, :])
     models.check(whole, model, **params)  # raises on invalid parameters, as the search would
-    if kind == K_ANONYMITY:
-        return kind, check_int("k", params["k"], minimum=1), 0.0
-    if kind == DISTINCT:
-        return kind, check_int("l", params["l"], minimum=1), 0.0
-    return kind, 0, check_float("t", params["t"], low=0.0, high=1.0)
+    kinds, bounds, ts, lows, highs = zip(*criteria, strict=True)
+    return (
+        np.array(kinds, dtype=np.int64), np.array(bounds, dtype=np.int64),
+        np.array(ts, dtype=np.float64), np.array(lows, dtype=np.int64),
+        np.array(highs, dtype=np.int64),
+    )  # fmt: skip
 
 
 @njit(cache=True)
@@ -145,10 +162,11 @@ def base_classes(codes, leaf_of_code, leaf_off, dom, sens, n_values, with_values
     """Group the records by their leaf vectors: the base class of each record, and the base
     classes' representative leaves, sizes and sparse sensitive histograms (``codes``: each
     quasi-identifier's codes; ``leaf_of_code``/``leaf_off``: each one's code -> leaf, flat;
-    ``sens``: each record's sensitive value, of ``n_values``; ``slots``: scratch, as
-    :func:`_group_keys` takes it)."""
+    ``sens``: (attributes, records), each record's value of each sensitive attribute, offset
+    into one domain of ``n_values`` (a class's histogram then holds every attribute's counts);
+    ``slots``: scratch, as :func:`_group_keys` takes it)."""
     q = len(codes)
-    n = len(sens)
+    n_attr, n = sens.shape
     keys = np.zeros(n, dtype=np.int64)
     span = 1
     for j in range(q):
@@ -171,23 +189,27 @@ def base_classes(codes, leaf_of_code, leaf_off, dom, sens, n_values, with_values
     if not with_values:
         return base, rep, size, np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int32)
     cells = n_base * n_values
-    if cells > 4 * n:  # too many (class, value) pairs to count in an array: hashed
+    if cells > 4 * n * n_attr:  # too many (class, value) pairs to count in an array: hashed
+        cell_group = np.empty(n * n_attr, dtype=np.int64)
+        for b in range(n_attr):
+            cell_group[b * n : (b + 1) * n] = base
         cell, value, count = _add_cells(
-            base, sens, np.ones(n, dtype=np.int32), n_base, n_values,
+            cell_group, sens.ravel(), np.ones(n * n_attr, dtype=np.int32), n_base, n_values,
             np.full(0, -1, dtype=np.int32),
         )  # fmt: skip
         return base, rep, size, cell, value, count
     # Count each (class, value) pair in an array, listing the pairs in order of first
-    # appearance: the cells _add_cells gives, in one pass over the records.
+    # appearance: the cells _add_cells gives, in one pass over the records (per attribute).
     counts = np.zeros(cells, dtype=np.int32)
-    order = np.empty(min(cells, n), dtype=np.int64)
+    order = np.empty(min(cells, n * n_attr), dtype=np.int64)
     n_cells = 0
-    for i in range(n):
-        key = base[i] * n_values + sens[i]
-        if counts[key] == 0:
-            order[n_cells] = key
-            n_cells += 1
-        counts[key] += 1
+    for b in range(n_attr):
+        for i in range(n):
+            key = base[i] * n_values + sens[b, i]
+            if counts[key] == 0:
+                order[n_cells] = key
+                n_cells += 1
+            counts[key] += 1
     cell = np.empty(n_cells, dtype=np.int32)
     value = np.empty(n_cells, dtype=np.int32)
     count = np.empty(n_cells, dtype=np.int32)
@@ -200,13 +222,15 @@ def base_classes(codes, leaf_of_code, leaf_off, dom, sens, n_values, with_values
 
 @njit(cache=True)
 def roll_up(rep, size, cell, value, count, node, maps, map_off, map_width, radix, n_values,
-             with_values, slots, kind, bound, t, reference, n):  # fmt: skip
+             with_values, slots, kinds, bounds, ts, lows, highs, reference, n):  # fmt: skip
     """The classes of ``node`` from those of a finer node: group the classes by their values at
-    ``node`` (mixed-radix keys), add their sizes and histograms, and check each against the
-    model: ``kind`` 0, k-anonymity (|class| < k = ``bound`` violates); 1, distinct ℓ-diversity
-    (fewer than ℓ = ``bound`` values); 2, equal-distance t-closeness against the ``reference``
-    counts of all ``n`` records (½ Σ_v |p_v − q_v| > t, summed as the exact integer
-    Σ_v |n·h_v − |c|·T_v| and divided once, as anonlab.models.t_closeness does); -1, none."""
+    ``node`` (mixed-radix keys), add their sizes and histograms, and check each against every
+    criterion (a class violates if it fails any): ``kinds[c]`` 0, k-anonymity (|class| < k =
+    ``bounds[c]`` violates); 1, distinct ℓ-diversity (fewer than ℓ = ``bounds[c]`` values among
+    ``lows[c]``..``highs[c]``, one sensitive attribute's); 2, equal-distance t-closeness of that
+    attribute against the ``reference`` counts of all ``n`` records (½ Σ_v |p_v − q_v| >
+    ``ts[c]``, summed as the exact integer Σ_v |n·h_v − |c|·T_v| and divided once, as
+    anonlab.models.t_closeness does). No criterion: nothing fails."""
     c, q = rep.shape
     keys = np.zeros(c, dtype=np.int64)
     span = 1
@@ -232,21 +256,27 @@ def roll_up(rep, size, cell, value, count, node, maps, map_off, map_width, radix
             cell_group[e] = group[cell[e]]
         cell, value, count = _add_cells(cell_group, value, count, n_new, n_values, slots)
     failing = np.zeros(n_new, dtype=np.bool_)
-    if kind == 0:
-        for g in range(n_new):
-            failing[g] = new_size[g] < bound
-    elif kind == 1:
-        distinct = np.zeros(n_new, dtype=np.int64)
-        for e in range(len(cell)):
-            distinct[cell[e]] += 1
-        for g in range(n_new):
-            failing[g] = distinct[g] < bound
-    elif kind == 2:
-        num = new_size * n  # Σ_v |0 − |c|·T_v| over every value; corrected for those present
-        for e in range(len(cell)):
-            g = cell[e]
-            expected = new_size[g] * reference[value[e]]
-            num[g] += abs(count[e] * n - expected) - expected
-        for g in range(n_new):
-            failing[g] = num[g] / (new_size[g] * n * 2) > t
+    for c in range(len(kinds)):
+        kind, bound, t, low, high = kinds[c], bounds[c], ts[c], lows[c], highs[c]
+        if kind == 0:
+            for g in range(n_new):
+                failing[g] |= new_size[g] < bound
+        elif kind == 1:
+            distinct = np.zeros(n_new, dtype=np.int64)
+            for e in range(len(cell)):
+                if low <= value[e] < high:
+                    distinct[cell[e]] += 1
+            for g in range(n_new):
+                failing[g] |= distinct[g] < bound
+        elif kind == 2:
+            # Σ_v |0 − |c|·T_v| over the attribute's values (its counts sum to n); corrected
+            # for the values present
+            num = new_size * n
+            for e in range(len(cell)):
+                if low <= value[e] < high:
+                    g = cell[e]
+                    expected = new_size[g] * reference[value[e]]
+                    num[g] += abs(count[e] * n - expected) - expected
+            for g in range(n_new):
+                failing[g] |= num[g] / (new_size[g] * n * 2) > t
     return new_rep, new_size, cell, value, count, group, failing
