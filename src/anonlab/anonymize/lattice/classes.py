@@ -36,7 +36,7 @@ _STORE_RATIO = 0.8
 #: No compiled criterion (the model is checked by anonlab.models.check): roll_up's arrays.
 _NO_CRITERIA = (
     np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float64),
-    np.zeros(0, np.int64), np.zeros(0, np.int64),
+    np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.bool_),
 )  # fmt: skip
 
 
@@ -52,7 +52,10 @@ class Partition:
     the compiled check covers it.
     """
 
-    __slots__ = ("cell", "count", "failing", "levels", "n", "of_source", "rep", "size", "value")
+    __slots__ = (
+        "cell", "count", "failing", "failing_bounded", "levels", "n", "of_source", "rep", "size",
+        "value",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -74,6 +77,7 @@ class Partition:
         self.n = len(size)
         self.of_source = of_source
         self.failing = failing
+        self.failing_bounded = None
 
 
 class Partitions:
@@ -172,15 +176,17 @@ class Partitions:
 
     def _roll_up(self, source: Partition, node: np.ndarray, keep_map: bool = False) -> Partition:
         self.work += source.n
-        rep, size, cell, value, count, of_source, failing = roll_up(
+        rep, size, cell, value, count, of_source, failing, failing_bounded = roll_up(
             source.rep, source.size, source.cell, source.value, source.count, node, self.maps,
             self.map_off, self.map_width, self.radix, self.n_values, self.with_values,
             self._slots, *(self.fast if self.fast is not None else _NO_CRITERIA),
             self.reference, self.table.n_rows,
         )  # fmt: skip
-        return Partition(
+        part = Partition(
             node, rep, size, cell, value, count, of_source if keep_map else None, failing
         )
+        part.failing_bounded = failing_bounded
+        return part
 
     def partition(self, node: np.ndarray) -> Partition:
         """The classes of ``node``, rolled up from the stored partition below it with the fewest
@@ -271,6 +277,21 @@ class Partitions:
         if self.fast is not None:
             return not part.failing.any()
         return models.check(self._statistics(part, None), self.model, **self.params).holds
+
+    def bounded_pruning(self) -> bool:
+        """Whether the compiled check holds criteria of models monotone with suppression
+        beside others (a combination such as k-anonymity and t-closeness): a node whose
+        violating classes under those alone exceed the suppression limit proves every more
+        specific node exceeds it too (:meth:`suppressed_bounded`), even though the whole
+        combination is not monotone with suppression (ARX prunes on the k-anonymity part of
+        its criteria the same way)."""
+        return self.fast is not None and bool(self.fast[5].any()) and not self.fast[5].all()
+
+    def suppressed_bounded(self, node: np.ndarray) -> int:
+        """Records in the classes of ``node`` that violate a model monotone with suppression
+        (:meth:`bounded_pruning`)."""
+        part = self.partition(node)
+        return int(part.size @ part.failing_bounded)
 
     def suppressed(self, node: np.ndarray) -> tuple[int, np.ndarray, Partition]:
         """Records in the classes that violate the model, which classes those are, and the

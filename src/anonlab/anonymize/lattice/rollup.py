@@ -29,7 +29,7 @@ _INT_LIMIT = 2**62
 
 def compiled_check(
     table: Table, model: str, params: dict, reference: np.ndarray, blocks: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+) -> tuple[np.ndarray, ...] | None:
     """The per-class criteria the compiled check of :func:`roll_up` covers for ``model``
     (one model, or several joined by :data:`anonlab.models.COMBINATION`), else None.
 
@@ -37,7 +37,9 @@ def compiled_check(
     others: arrays ``kinds`` (:data:`K_ANONYMITY`, :data:`DISTINCT`, :data:`EQUAL_CLOSENESS`),
     integer ``bounds``, ``ts``, and each criterion's value range ``lows``..``highs`` of the
     concatenated sensitive domain (``blocks``: where each attribute's values start, and the
-    end; ``reference``: the whole input's counts over it). None as soon as one model or
+    end; ``reference``: the whole input's counts over it), and ``bounded``: which criteria's
+    models are monotone with suppression (their violating records never grow as classes
+    merge, so a search may prune with them alone). None as soon as one model or
     parameter is outside what is compiled (it is then checked by :func:`anonlab.models.check`).
     The parameters are first validated by the models themselves (on the whole table as one
     class)."""
@@ -45,7 +47,10 @@ def compiled_check(
 
     names = table.sensitive_attributes
     criteria: list[tuple[int, int, float, int, int]] = []
-    for spec in models.parts(model):
+    start = []  # where each model's criteria start
+    specs = models.parts(model)
+    for spec in specs:
+        start.append(len(criteria))
         given = models.parameters_for(spec, params)
         if spec.name == "k-anonymity" and set(given) == {"k"}:
             criteria.append((K_ANONYMITY, check_int("k", given["k"], minimum=1), 0.0, 0, 0))
@@ -69,10 +74,13 @@ def compiled_check(
     whole = Release._from_statistics(table, 1, np.array([table.n_rows]), lambda: reference[None, :])
     models.check(whole, model, **params)  # raises on invalid parameters, as the search would
     kinds, bounds, ts, lows, highs = zip(*criteria, strict=True)
+    bounded = np.zeros(len(criteria), dtype=np.bool_)
+    for spec, first, last in zip(specs, start, [*start[1:], len(criteria)], strict=True):
+        bounded[first:last] = spec.monotone_with_suppression
     return (
         np.array(kinds, dtype=np.int64), np.array(bounds, dtype=np.int64),
         np.array(ts, dtype=np.float64), np.array(lows, dtype=np.int64),
-        np.array(highs, dtype=np.int64),
+        np.array(highs, dtype=np.int64), bounded,
     )  # fmt: skip
 
 
@@ -222,7 +230,8 @@ def base_classes(codes, leaf_of_code, leaf_off, dom, sens, n_values, with_values
 
 @njit(cache=True)
 def roll_up(rep, size, cell, value, count, node, maps, map_off, map_width, radix, n_values,
-             with_values, slots, kinds, bounds, ts, lows, highs, reference, n):  # fmt: skip
+             with_values, slots, kinds, bounds, ts, lows, highs, bounded, reference,
+             n):  # fmt: skip
     """The classes of ``node`` from those of a finer node: group the classes by their values at
     ``node`` (mixed-radix keys), add their sizes and histograms, and check each against every
     criterion (a class violates if it fails any): ``kinds[c]`` 0, k-anonymity (|class| < k =
@@ -230,7 +239,8 @@ def roll_up(rep, size, cell, value, count, node, maps, map_off, map_width, radix
     ``lows[c]``..``highs[c]``, one sensitive attribute's); 2, equal-distance t-closeness of that
     attribute against the ``reference`` counts of all ``n`` records (½ Σ_v |p_v − q_v| >
     ``ts[c]``, summed as the exact integer Σ_v |n·h_v − |c|·T_v| and divided once, as
-    anonlab.models.t_closeness does). No criterion: nothing fails."""
+    anonlab.models.t_closeness does). No criterion: nothing fails. Also returned: which
+    classes fail a criterion marked ``bounded`` (monotone with suppression)."""
     c, q = rep.shape
     keys = np.zeros(c, dtype=np.int64)
     span = 1
@@ -256,18 +266,20 @@ def roll_up(rep, size, cell, value, count, node, maps, map_off, map_width, radix
             cell_group[e] = group[cell[e]]
         cell, value, count = _add_cells(cell_group, value, count, n_new, n_values, slots)
     failing = np.zeros(n_new, dtype=np.bool_)
+    failing_bounded = np.zeros(n_new, dtype=np.bool_)
+    fails = np.zeros(n_new, dtype=np.bool_)
     for c in range(len(kinds)):
         kind, bound, t, low, high = kinds[c], bounds[c], ts[c], lows[c], highs[c]
         if kind == 0:
             for g in range(n_new):
-                failing[g] |= new_size[g] < bound
+                fails[g] = new_size[g] < bound
         elif kind == 1:
             distinct = np.zeros(n_new, dtype=np.int64)
             for e in range(len(cell)):
                 if low <= value[e] < high:
                     distinct[cell[e]] += 1
             for g in range(n_new):
-                failing[g] |= distinct[g] < bound
+                fails[g] = distinct[g] < bound
         elif kind == 2:
             # Σ_v |0 − |c|·T_v| over the attribute's values (its counts sum to n); corrected
             # for the values present
@@ -278,5 +290,9 @@ def roll_up(rep, size, cell, value, count, node, maps, map_off, map_width, radix
                     expected = new_size[g] * reference[value[e]]
                     num[g] += abs(count[e] * n - expected) - expected
             for g in range(n_new):
-                failing[g] |= num[g] / (new_size[g] * n * 2) > t
-    return new_rep, new_size, cell, value, count, group, failing
+                fails[g] = num[g] / (new_size[g] * n * 2) > t
+        for g in range(n_new):
+            failing[g] |= fails[g]
+            if bounded[c]:
+                failing_bounded[g] |= fails[g]
+    return new_rep, new_size, cell, value, count, group, failing, failing_bounded

@@ -225,10 +225,16 @@ def _search_with_suppression(
             evaluated[i] = (suppressed, cost)
         return evaluated[i]
 
+    # Prune with the model; else with those of its parts that are monotone with suppression
+    # (a node holding them is still checked whole: `whole` below).
+    whole = not prunes_failures(model, limit) and candidates.bounded_pruning()
     search = (
         MonotoneSearch(lambda node: evaluate(int(node @ strides))[0] <= limit, nodes, heights,
                         order_rank(order))
-        if prunes_failures(model, limit) else None
+        if prunes_failures(model, limit)
+        else MonotoneSearch(lambda node: candidates.suppressed_bounded(node) <= limit, nodes,
+                            heights, order_rank(order))
+        if whole else None
     )  # fmt: skip
     best, best_cost = None, np.inf
     position = 0
@@ -242,6 +248,8 @@ def _search_with_suppression(
         if metric not in CLASS_METRICS and bound[i] >= best_cost:
             break  # no node from here on can have a lower loss (bound rises along order)
         feasible = search.holds(i) if search is not None else evaluate(i)[0] <= limit
+        if whole and feasible:
+            feasible = evaluate(i)[0] <= limit
         if not feasible:
             continue
         cost = evaluate(i)[1]
