@@ -611,10 +611,10 @@ def test_the_models_bound_what_is_allocated(hostile):
 def test_an_unforeseen_memory_error_is_a_clean_exit(hostile, cli, monkeypatch):
     import anonlab.cli.check as cli_module
 
-    def boom(path):
+    def boom(path, workers):
         raise MemoryError("Unable to allocate 7.28 TiB")
 
-    monkeypatch.setattr(cli_module, "open_release", boom)
+    monkeypatch.setattr(cli_module, "open_release_with_workers", boom)
     code, stdout, stderr = cli(["check", str(hostile["releases"]["anatomy"])])
     _clean_failure(code, stdout, stderr, "out of memory", "7.28 TiB", "--workers")
 

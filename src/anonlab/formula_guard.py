@@ -30,6 +30,7 @@ apostrophe are touched.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import pandas as pd
 
@@ -86,36 +87,47 @@ def _needs_guard(text: pd.Series) -> pd.Series:
     return out
 
 
-def guard_series(values: pd.Series) -> pd.Series:
-    """One column guarded (see the module docstring); numeric columns are returned as they are."""
+_Change = tuple[pd.Series, pd.Series] | None  # (which cells, their new text), or no change
+
+
+def _rewrite(values: pd.Series, change: Callable[[pd.Series, pd.Series], _Change]) -> pd.Series:
+    """``values`` with the text cells ``change(text, is_str)`` names set to its new text (the
+    column is returned as it is when it has no text cells, or nothing changes); a changed
+    categorical column becomes an object column."""
     found = _text(values)
     if found is None:
         return values
-    text, is_str = found
-    needs = _needs_guard(text) & is_str
-    if not needs.any():
+    cells = change(*found)
+    if cells is None:
         return values
+    where, new = cells
     out = values.astype(object) if isinstance(values.dtype, pd.CategoricalDtype) else values.copy()
-    out[needs] = "'" + text[needs]
+    out[where] = new
     return out
+
+
+def _guarded(text: pd.Series, is_str: pd.Series) -> _Change:
+    needs = _needs_guard(text) & is_str
+    return (needs, "'" + text[needs]) if needs.any() else None
+
+
+def _unguarded(text: pd.Series, is_str: pd.Series) -> _Change:
+    quoted = text.str.startswith("'").astype(bool) & is_str
+    if not quoted.any():
+        return None
+    rest = text[quoted].str.slice(1)
+    strip = _needs_guard(rest)
+    return (strip.index[strip.to_numpy()], rest[strip]) if strip.any() else None
+
+
+def guard_series(values: pd.Series) -> pd.Series:
+    """One column guarded (see the module docstring); numeric columns are returned as they are."""
+    return _rewrite(values, _guarded)
 
 
 def unguard_series(values: pd.Series) -> pd.Series:
     """Inverse of :func:`guard_series`: one apostrophe removed where the guard put one."""
-    found = _text(values)
-    if found is None:
-        return values
-    text, is_str = found
-    quoted = text.str.startswith("'").astype(bool) & is_str
-    if not quoted.any():
-        return values
-    rest = text[quoted].str.slice(1)
-    strip = _needs_guard(rest)
-    if not strip.any():
-        return values
-    out = values.astype(object) if isinstance(values.dtype, pd.CategoricalDtype) else values.copy()
-    out[strip.index[strip.to_numpy()]] = rest[strip]
-    return out
+    return _rewrite(values, _unguarded)
 
 
 def guard_text(value: object) -> object:

@@ -21,38 +21,16 @@ import typer
 
 from anonlab.attacks import contract
 from anonlab.cli.common import (
-    CHAINS,
-    FOREGROUND_ATTRIBUTES,
+    BUDGET_OPTIONS,
     JSON,
-    K_MAX,
-    MIN_EXP,
-    QUERIES,
     SEED,
-    SWEEPS,
-    TARGETS,
-    WORST_CASE_K,
-    add_column,
-    add_row,
     emit_json,
-    new_table,
     open_release,
-    out,
+    print_table,
     say,
 )
 from anonlab.errors import AnonlabError
 from anonlab.report.budget import AuditBudget
-
-#: The audit budget's fields as command-line options: field -> (parameter name, typer Option).
-BUDGET_OPTIONS: dict[str, tuple[str, Any]] = {
-    "targets": ("targets", TARGETS),
-    "chains": ("chains", CHAINS),
-    "sweeps": ("sweeps", SWEEPS),
-    "k_max": ("k_max", K_MAX),
-    "worst_case_k": ("worst_case_k", WORST_CASE_K),
-    "queries": ("queries", QUERIES),
-    "min_expectation": ("min_exp", MIN_EXP),
-    "foreground_attributes": ("foreground_attributes", FOREGROUND_ATTRIBUTES),
-}
 
 RELEASE = typer.Argument(..., help="A release folder written by `anonlab anonymize`.")
 
@@ -178,12 +156,10 @@ def attack_list(
     columns = ["attack", "paper", "attacker knows", "options"]
     if release is not None:
         columns.append("applies to this release")
-    table = new_table("Registered attacks")
-    for column in columns:
-        add_column(table, column)
+    table = []
     for row in rows:
         cells = [row["name"], row["paper"], row["attacker"], ", ".join(row["options"]) or "—"]
         if release is not None:
             cells.append("yes" if row["applies"] else f"no: {row['reason']}")
-        add_row(table, *cells)
-    out.print(table)
+        table.append(cells)
+    print_table("Registered attacks", columns, table)

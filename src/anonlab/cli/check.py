@@ -5,21 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.table import Table as RichTable
 
 from anonlab.cli.common import (
     CLUSTER,
     JSON,
+    RELEASE_DIR,
     SENSITIVE_VALUES,
     WORKERS,
-    add_row,
     check_group_sizes,
-    check_workers_option,
     emit_json,
     format_value,
-    new_table,
-    open_release,
-    out,
+    open_release_with_workers,
+    print_table,
     split_list,
     stage,
     styled,
@@ -38,26 +35,26 @@ def run_checks(release, k=None, l=None, c=None, t=None, m=None, sensitive_values
     return default_checks(release, k, l, c, t, m, sensitive_values, only)
 
 
-def _checks_table(results, title: str) -> RichTable:
-    tab = new_table(title)
-    for col in ("model", "parameters", "holds", "achieved", "violating groups", "records"):
-        tab.add_column(col)
-    for r in results:
-        params = ", ".join(f"{k}={v}" for k, v in r.parameters.items() if v is not None)
-        add_row(
-            tab,
-            r.model,
-            params,
-            styled("yes", "green") if r.holds else styled("no", "red"),
-            format_value(r.value),
-            f"{len(r.violating_groups):,}",
-            f"{r.violating_records:,}",
-        )
-    return tab
+def _print_checks(results, title: str) -> None:
+    print_table(
+        title,
+        ["model", "parameters", "holds", "achieved", "violating groups", "records"],
+        [
+            (
+                r.model,
+                ", ".join(f"{k}={v}" for k, v in r.parameters.items() if v is not None),
+                styled("yes", "green") if r.holds else styled("no", "red"),
+                format_value(r.value),
+                f"{len(r.violating_groups):,}",
+                f"{r.violating_records:,}",
+            )
+            for r in results
+        ],
+    )
 
 
 def check(
-    release_dir: Path = typer.Argument(..., help="A release directory."),
+    release_dir: Path = RELEASE_DIR,
     model: str | None = typer.Option(None, "--model", help="Only these models (comma-separated)."),
     k: int | None = typer.Option(None, "--k"),
     l: int | None = typer.Option(None, "--l"),
@@ -79,8 +76,7 @@ def check(
     results)."""
     from anonlab.cli.common import client_from_options
 
-    check_workers_option(workers)
-    release = open_release(release_dir)
+    release = open_release_with_workers(release_dir, workers)
     check_group_sizes(release.table.n_rows, k=k, l=l, m=m)
     only = split_list(model)
     if only:
@@ -111,4 +107,4 @@ def check(
             }
         )
         return
-    out.print(_checks_table(results, f"Privacy models: {release_dir}"))
+    _print_checks(results, f"Privacy models: {release_dir}")

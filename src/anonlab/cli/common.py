@@ -1,11 +1,15 @@
-"""Shared pieces of the command line: the apps, and (re-exported) the consoles and printing
-(:mod:`.output`), the option vocabulary (:mod:`.options`) and loading (:mod:`.loading`).
+"""Shared pieces of the command line: the apps and command groups (:func:`command_group`),
+opening a release for a command that can run on Dask (:func:`open_release_with_workers`), and
+(re-exported) the consoles and printing (:mod:`.output`), the option vocabulary
+(:mod:`.options`) and loading (:mod:`.loading`).
 
 Command modules (``anonlab.cli.<topic>``) import from here and register their commands with
 ``register(app, attack_app)``; this module imports no command module, so there is no cycle.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import typer
 
@@ -25,13 +29,18 @@ from anonlab.cli.loading import (
     truth_from_data,
 )
 from anonlab.cli.options import (
+    AUDIT_OPTIONS,
     BOUNDS_DECIDE,
+    BUDGET_OPTIONS,
     CHAINS,
     CLUSTER,
     DATA,
     DATASET,
     DROP_MISSING,
     EXPORT_KEY_FILE,
+    FORCE_OUT,
+    FORCE_OUT_FILE,
+    FORCE_RECORDS,
     FOREGROUND_ATTRIBUTES,
     HIERARCHIES,
     HIERARCHY_SET,
@@ -44,6 +53,8 @@ from anonlab.cli.options import (
     MIN_EXP,
     QI,
     QUERIES,
+    RECORDS,
+    RELEASE_DIR,
     RESAMPLE,
     SCHEMA,
     SEED,
@@ -56,6 +67,7 @@ from anonlab.cli.options import (
     VALUE_SETS,
     WORKERS,
     WORST_CASE_K,
+    AuditOptions,
     audit_budget,
     check_group_sizes,
     check_workers_option,
@@ -63,6 +75,8 @@ from anonlab.cli.options import (
     parse_levels,
     parse_types,
     split_list,
+    takes_audit_options,
+    takes_option_group,
 )
 from anonlab.cli.output import (
     Cell,
@@ -70,6 +84,7 @@ from anonlab.cli.output import (
     add_row,
     column_lines,
     column_summary,
+    counting_bar,
     drop_notes,
     emit_json,
     err,
@@ -81,6 +96,8 @@ from anonlab.cli.output import (
     note,
     out,
     plain,
+    print_measures,
+    print_table,
     say,
     stage,
     styled,
@@ -94,14 +111,29 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-attack_app = typer.Typer(
-    help="Attacks on a release: what an adversary can infer.", no_args_is_help=True
-)
+
+def command_group(help: str) -> typer.Typer:
+    """A group of subcommands (``anonlab attack``, ``anonlab rules``, ...) described by
+    ``help``; given no subcommand, it prints its help."""
+    return typer.Typer(help=help, no_args_is_help=True)
+
+
+attack_app = command_group("Attacks on a release: what an adversary can infer.")
 
 app.add_typer(attack_app, name="attack")
 
+
+def open_release_with_workers(release_dir: Path, workers: int | None):
+    """The release at ``release_dir``, for a command that can run on Dask: ``--workers N`` is
+    checked against this machine first (:func:`check_workers_option`, before any work)."""
+    check_workers_option(workers)
+    return open_release(release_dir)
+
+
 __all__ = [
+    "AUDIT_OPTIONS",
     "BOUNDS_DECIDE",
+    "BUDGET_OPTIONS",
     "CHAINS",
     "CLUSTER",
     "Cell",
@@ -111,6 +143,9 @@ __all__ = [
     "DROP_MISSING",
     "DataOptions",
     "EXPORT_KEY_FILE",
+    "FORCE_OUT",
+    "FORCE_OUT_FILE",
+    "FORCE_RECORDS",
     "FOREGROUND_ATTRIBUTES",
     "HIERARCHIES",
     "HIERARCHY_SET",
@@ -123,6 +158,8 @@ __all__ = [
     "MIN_EXP",
     "QI",
     "QUERIES",
+    "RECORDS",
+    "RELEASE_DIR",
     "RESAMPLE",
     "SCHEMA",
     "SEED",
@@ -135,6 +172,7 @@ __all__ = [
     "VALUE_SETS",
     "WORKERS",
     "WORST_CASE_K",
+    "AuditOptions",
     "add_column",
     "add_row",
     "app",
@@ -145,6 +183,8 @@ __all__ = [
     "client_from_options",
     "column_lines",
     "column_summary",
+    "command_group",
+    "counting_bar",
     "data_separator",
     "drop_notes",
     "emit_json",
@@ -158,10 +198,13 @@ __all__ = [
     "new_table",
     "note",
     "open_release",
+    "open_release_with_workers",
     "out",
     "parse_levels",
     "parse_types",
     "plain",
+    "print_measures",
+    "print_table",
     "read_header",
     "resample_manifest",
     "say",
@@ -171,6 +214,8 @@ __all__ = [
     "split_list",
     "stage",
     "styled",
+    "takes_audit_options",
     "takes_data_options",
+    "takes_option_group",
     "truth_from_data",
 ]

@@ -10,24 +10,15 @@ from rich.text import Text
 
 from anonlab.anonymize import registry
 from anonlab.cli.common import (
-    BOUNDS_DECIDE,
-    CHAINS,
+    AUDIT_OPTIONS,
     DATA_OPTIONS,
-    FOREGROUND_ATTRIBUTES,
+    FORCE_OUT,
     JSON,
-    K_MAX,
-    MAX_RISK,
-    MAX_SHARE_AT_RISK,
-    MIN_EXP,
-    QUERIES,
     SEED,
     SENSITIVE_VALUES,
-    SWEEPS,
-    TARGETS,
-    WORST_CASE_K,
+    AuditOptions,
     DataOptions,
     add_row,
-    audit_budget,
     check_group_sizes,
     column_summary,
     emit_json,
@@ -38,6 +29,7 @@ from anonlab.cli.common import (
     schema_sensitive_values,
     split_list,
     styled,
+    takes_audit_options,
     takes_data_options,
 )
 from anonlab.errors import AnonlabError
@@ -49,6 +41,7 @@ def register(app: typer.Typer, attack_app: typer.Typer) -> None:
 
 
 @takes_data_options()
+@takes_audit_options()
 def compare_command(
     algorithms: str = typer.Option(
         ...,
@@ -64,7 +57,7 @@ def compare_command(
     out_dir: Path = typer.Option(
         Path("anonlab-compare"), "--out", help="Folder for compare.html/json and each release."
     ),
-    force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
+    force: bool = FORCE_OUT,
     mask_k: int | None = typer.Option(
         None, "--mask-k", help="MASK family: k of the k-anonymization (default k = ℓ)."
     ),
@@ -73,17 +66,7 @@ def compare_command(
         "--stages",
         help="Audit stages (default: all); must keep utility and at least one attack.",
     ),
-    targets: int = TARGETS,
-    chains: int = CHAINS,
-    sweeps: int = SWEEPS,
-    k_max: int = K_MAX,
-    worst_case_k: int = WORST_CASE_K,
-    queries: int = QUERIES,
-    min_exp: float = MIN_EXP,
-    foreground_attributes: int = FOREGROUND_ATTRIBUTES,
-    max_risk: float = MAX_RISK,
-    max_share_at_risk: float = MAX_SHARE_AT_RISK,
-    bounds_decide: bool = BOUNDS_DECIDE,
+    audit: AuditOptions = AUDIT_OPTIONS,
     seed: int = SEED,
     as_json: bool = JSON,
 ) -> None:
@@ -106,12 +89,8 @@ def compare_command(
     names = check_algorithms(split_list(algorithms) or [])
     ls = parse_l_values(l_values)
     require_output_free(out_dir, force)
-    from anonlab.report.decision import Thresholds
-
-    thresholds = Thresholds(max_risk, max_share_at_risk, bounds_decide)
-    budget = audit_budget(
-        targets, chains, sweeps, k_max, worst_case_k, queries, min_exp, foreground_attributes
-    )
+    thresholds = audit.thresholds()
+    budget = audit.budget()
     chosen = split_list(stages)
     table = data.load(as_json=as_json, publishes=True)
     if table.sensitive is None:

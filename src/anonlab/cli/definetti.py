@@ -8,16 +8,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import typer
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from anonlab.cli.common import (
+    FORCE_RECORDS,
     JSON,
-    add_row,
+    RELEASE_DIR,
+    counting_bar,
     emit_json,
-    err,
-    new_table,
     open_release,
-    out,
+    print_measures,
     say,
     truth_from_data,
 )
@@ -58,7 +57,7 @@ def _write_records(path: Path, release, result, truth: np.ndarray) -> None:
 
 
 def attack_definetti(
-    release_dir: Path = typer.Argument(..., help="A release directory."),
+    release_dir: Path = RELEASE_DIR,
     data: Path | None = typer.Option(
         None, "--data", help="The original table (CSV/Parquet), checked against the release."
     ),
@@ -79,7 +78,7 @@ def attack_definetti(
     records: Path | None = typer.Option(
         None, "--records", help="Write per-record posteriors to this .parquet or .csv file."
     ),
-    force: bool = typer.Option(False, "--force", help="Replace the --records file if it exists."),
+    force: bool = FORCE_RECORDS,
     seed: int = typer.Option(0, "--seed", help="Seed for targets, starts and chains."),
     as_json: bool = JSON,
 ) -> None:
@@ -116,30 +115,18 @@ def attack_definetti(
     rows = choose_targets(
         release, None if all_records else min(targets, release.table.n_rows), seed=seed
     )
-    kwargs = dict(
-        targets=rows,
-        chains=chains,
-        sweeps=iterations,
-        model=model,
-        combine=combine,
-        sampler=sampler,
-        seed=seed,
-    )
-    if as_json or not err.is_terminal:
-        result = definetti_attack(release, **kwargs)
-    else:
-        with Progress(
-            TextColumn("deFinetti sweeps"),
-            BarColumn(),
-            TextColumn("{task.completed}/{task.total}"),
-            TimeElapsedColumn(),
-            console=err,
-            transient=True,
-        ) as bar:
-            task = bar.add_task("sweeps", total=iterations)
-            result = definetti_attack(
-                release, progress=lambda d, t: bar.update(task, completed=d), **kwargs
-            )
+    with counting_bar("deFinetti sweeps", iterations, as_json) as progress:
+        result = definetti_attack(
+            release,
+            targets=rows,
+            chains=chains,
+            sweeps=iterations,
+            model=model,
+            combine=combine,
+            sampler=sampler,
+            seed=seed,
+            progress=progress,
+        )
     truth = truth_all[rows]
     ours = score_posterior(result.posterior, truth, threshold)
     base = score_posterior(random_worlds_posterior(release, rows), truth, threshold)
@@ -180,26 +167,25 @@ def attack_definetti(
     if as_json:
         emit_json(summary)
         return
-    tab = new_table(f"deFinetti attack ({release_dir}, {len(rows):,} targets)")
-    tab.add_column("measure")
-    tab.add_column("deFinetti", justify="right")
-    tab.add_column("random worlds", justify="right")
-    for key, fmt in (
-        ("ABS", ".2f"),
-        ("SSQ", ".2f"),
-        ("ACC", ".3f"),
-        ("mean_true_probability", ".3f"),
-        ("confident_share", ".3f"),
-        ("confident_precision", ".3f"),
-    ):
-        a, b = ours[key], base[key]
-        add_row(
-            tab,
-            key.replace("_", " ").replace("confident", f"p ≥ {threshold:g}"),
-            "–" if np.isnan(a) else format(a, fmt),
-            "–" if np.isnan(b) else format(b, fmt),
-        )
-    out.print(tab)
+    formats = {
+        "ABS": ".2f",
+        "SSQ": ".2f",
+        "ACC": ".3f",
+        "mean_true_probability": ".3f",
+        "confident_share": ".3f",
+        "confident_precision": ".3f",
+    }
+    print_measures(
+        f"deFinetti attack ({release_dir}, {len(rows):,} targets)",
+        ["deFinetti", "random worlds"],
+        [
+            (
+                key.replace("_", " ").replace("confident", f"p ≥ {threshold:g}"),
+                *("–" if np.isnan(x[key]) else format(x[key], fmt) for x in (ours, base)),
+            )
+            for key, fmt in formats.items()
+        ],
+    )
     bound = f"1/{l}" if l else "their random-worlds probability"
     say(
         f"{len(breached):,} of {len(rows):,} targets have their true value inferred with "

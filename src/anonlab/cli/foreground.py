@@ -10,15 +10,14 @@ import typer
 
 from anonlab.cli.common import (
     CLUSTER,
+    FORCE_RECORDS,
     JSON,
+    RECORDS,
+    RELEASE_DIR,
     WORKERS,
-    add_row,
-    check_workers_option,
     emit_json,
-    format_value,
-    new_table,
-    open_release,
-    out,
+    open_release_with_workers,
+    print_measures,
     say,
     split_list,
     stage,
@@ -32,7 +31,7 @@ def register(app: typer.Typer, attack_app: typer.Typer) -> None:
 
 
 def attack_foreground(
-    release_dir: Path = typer.Argument(..., help="A release directory."),
+    release_dir: Path = RELEASE_DIR,
     sensitive_values: str | None = typer.Option(
         None,
         "--sensitive-values",
@@ -44,10 +43,8 @@ def attack_foreground(
     small_signature: str = typer.Option(
         "uniform-half", "--small-signature", help="uniform-half, base-rate or pooled."
     ),
-    records: Path | None = typer.Option(
-        None, "--records", help="Write per-record results (CSV) to this file."
-    ),
-    force: bool = typer.Option(False, "--force", help="Replace the --records file if it exists."),
+    records: Path | None = RECORDS,
+    force: bool = FORCE_RECORDS,
     cluster: str | None = CLUSTER,
     workers: int | None = WORKERS,
     as_json: bool = JSON,
@@ -71,8 +68,7 @@ def attack_foreground(
     from anonlab.atomic_output import require_file_free
 
     require_file_free(records, "--records", force)  # before any work
-    check_workers_option(workers)
-    release = open_release(release_dir)
+    release = open_release_with_workers(release_dir, workers)
     if check_float("r", r) < 2:
         raise AnonlabError(f"parameter 'r' must be >= 2 (problematic means p* > 1/r), got {r}")
     for name, value in (("epsilon", epsilon), ("sigma", sigma)):
@@ -136,10 +132,7 @@ def attack_foreground(
     if as_json:
         emit_json(summary)
         return
-    tab = new_table(f"Foreground-knowledge attack ({release_dir})")
-    tab.add_column("measure")
-    tab.add_column("value", justify="right")
-    for key in (
+    measures = (
         "problematic_records",
         "sensitive_tuples",
         "recall",
@@ -147,9 +140,12 @@ def attack_foreground(
         "average_breach",
         "average_baseline",
         "average_delta",
-    ):
-        add_row(tab, key.replace("_", " "), format_value(summary[key]))
-    out.print(tab)
+    )
+    print_measures(
+        f"Foreground-knowledge attack ({release_dir})",
+        ["value"],
+        [(key.replace("_", " "), summary[key]) for key in measures],
+    )
     say(f"Strongest inference: {strongest}.")
     say(
         f"{len(result.attribute_sets)} attribute sets with signatures of at least "

@@ -23,9 +23,11 @@ import typer
 
 from anonlab.cli.common import (
     DATA,
+    FORCE_OUT_FILE,
     JSON,
     add_column,
     add_row,
+    command_group,
     emit_json,
     new_table,
     out,
@@ -33,9 +35,8 @@ from anonlab.cli.common import (
 )
 from anonlab.errors import AnonlabError
 
-hierarchy_app = typer.Typer(
-    help="Generalization hierarchies: build one from a column with a builder, show a file.",
-    no_args_is_help=True,
+hierarchy_app = command_group(
+    "Generalization hierarchies: build one from a column with a builder, show a file."
 )
 
 ROWS = typer.Option(5, "--rows", help="Rows of the hierarchy shown (>= 0).")
@@ -172,7 +173,7 @@ def build(
     out_file: Path | None = typer.Option(
         None, "--out", help="Write the hierarchy as an ARX-format CSV file."
     ),
-    force: bool = typer.Option(False, "--force", help="Replace the --out file if it exists."),
+    force: bool = FORCE_OUT_FILE,
     rows: int = ROWS,
     as_json: bool = JSON,
 ) -> None:

@@ -10,6 +10,7 @@ import typer
 from anonlab.cli.common import (
     DATA_OPTIONS,
     EXPORT_KEY_FILE,
+    FORCE_OUT,
     JSON,
     DataOptions,
     column_summary,
@@ -56,7 +57,7 @@ def import_release(
     ),
     data: DataOptions = DATA_OPTIONS,
     export_key_file: Path | None = EXPORT_KEY_FILE,
-    force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
+    force: bool = FORCE_OUT,
     as_json: bool = JSON,
 ) -> None:
     """Import a release made elsewhere (generalized CSV or QIT/ST pair) against its original.

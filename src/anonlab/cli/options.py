@@ -3,13 +3,19 @@ the audit budget, the release thresholds, Dask) and the parsers of their values.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import functools
+import inspect
+import typing
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
 
 import typer
 
 from anonlab.errors import AnonlabError
 from anonlab.report.budget import AuditBudget
+from anonlab.report.decision import Thresholds
 
 DATASET = typer.Option(None, "--dataset", help="A bundled dataset (see `anonlab datasets`).")
 
@@ -148,6 +154,127 @@ def audit_budget(
     )
 
 
+#: The audit budget's fields (:class:`~anonlab.report.budget.AuditBudget`) as options: field ->
+#: (the option's parameter name, the option).
+BUDGET_OPTIONS: dict[str, tuple[str, Any]] = {
+    "targets": ("targets", TARGETS),
+    "chains": ("chains", CHAINS),
+    "sweeps": ("sweeps", SWEEPS),
+    "k_max": ("k_max", K_MAX),
+    "worst_case_k": ("worst_case_k", WORST_CASE_K),
+    "queries": ("queries", QUERIES),
+    "min_expectation": ("min_exp", MIN_EXP),
+    "foreground_attributes": ("foreground_attributes", FOREGROUND_ATTRIBUTES),
+}
+
+
+@dataclass(frozen=True)
+class AuditOptions:
+    """The audit budget's and the release thresholds' options as given: one definition for the
+    commands that audit (:func:`takes_audit_options`); :meth:`budget` and :meth:`thresholds`
+    check and build them."""
+
+    targets: int = TARGETS.default
+    chains: int = CHAINS.default
+    sweeps: int = SWEEPS.default
+    k_max: int = K_MAX.default
+    worst_case_k: int = WORST_CASE_K.default
+    queries: int = QUERIES.default
+    min_exp: float = MIN_EXP.default
+    foreground_attributes: int = FOREGROUND_ATTRIBUTES.default
+    max_risk: float = MAX_RISK.default
+    max_share_at_risk: float = MAX_SHARE_AT_RISK.default
+    bounds_decide: bool = BOUNDS_DECIDE.default
+
+    def budget(self) -> AuditBudget:
+        """:func:`audit_budget` of these options (errors name the option)."""
+        return audit_budget(
+            self.targets,
+            self.chains,
+            self.sweeps,
+            self.k_max,
+            self.worst_case_k,
+            self.queries,
+            self.min_exp,
+            self.foreground_attributes,
+        )
+
+    def thresholds(self) -> Thresholds:
+        """The publisher's thresholds (:class:`~anonlab.report.decision.Thresholds`)."""
+        return Thresholds(self.max_risk, self.max_share_at_risk, self.bounds_decide)
+
+
+#: The default of a command's ``audit: AuditOptions`` parameter (replaced by the options of
+#: :func:`takes_audit_options`; Python wants a default after the command's own options).
+AUDIT_OPTIONS = AuditOptions()
+
+
+def takes_option_group(
+    parameter: str,
+    group: type,
+    options: Mapping[str, Any],
+    *,
+    leave_out: Sequence[str] = (),
+) -> Callable[[Callable], Callable]:
+    """Decorate a command whose function takes ``parameter``, one ``group`` (a dataclass of
+    option values): the command line gets the option ``options[field]`` of each field (but
+    ``leave_out``), in their one definition, and the function one ``group`` of their values.
+
+    Typer reads the returned function's signature: the command's own parameters, with the
+    group's options in the place of ``parameter``, typed as the group's fields. A field named
+    as the parameter itself is given to typer as ``<parameter>_<field>``."""
+    types = typing.get_type_hints(group)
+    fields = [name for name in options if name not in leave_out]
+
+    def given_as(name: str) -> str:
+        return f"{parameter}_{name}" if name == parameter else name
+
+    def decorate(fn: Callable) -> Callable:
+        hints = typing.get_type_hints(fn)  # the module's own names (annotations are strings)
+        signature = inspect.signature(fn)
+        params: list[inspect.Parameter] = []
+        for param in signature.parameters.values():
+            if param.name != parameter:
+                params.append(param.replace(annotation=hints.get(param.name, param.annotation)))
+                continue
+            params.extend(
+                inspect.Parameter(
+                    given_as(name),
+                    inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                    default=options[name],
+                    annotation=types[name],
+                )
+                for name in fields
+            )
+
+        @functools.wraps(fn)
+        def command(**kwargs: Any) -> Any:
+            values = {name: kwargs.pop(given_as(name)) for name in fields}
+            return fn(**{parameter: group(**values)}, **kwargs)
+
+        command.__signature__ = signature.replace(  # type: ignore[attr-defined]
+            parameters=params, return_annotation=None
+        )
+        command.__annotations__ = {p.name: p.annotation for p in params} | {"return": None}
+        return command
+
+    return decorate
+
+
+def takes_audit_options() -> Callable[[Callable], Callable]:
+    """Decorate a command whose function takes ``audit: AuditOptions``: the command line gets
+    the audit budget's options (``--targets`` ... ``--foreground-attributes``) and the release
+    thresholds' (``--max-risk``, ``--max-share-at-risk``, ``--bounds-decide``), in their one
+    definition, and the function one :class:`AuditOptions`."""
+    budget = dict(BUDGET_OPTIONS.values())
+    thresholds = {
+        "max_risk": MAX_RISK,
+        "max_share_at_risk": MAX_SHARE_AT_RISK,
+        "bounds_decide": BOUNDS_DECIDE,
+    }
+    return takes_option_group("audit", AuditOptions, budget | thresholds)
+
+
 VALUE_SETS = typer.Option(
     None,
     "--value-sets",
@@ -222,6 +349,22 @@ WORKERS = typer.Option(
     "--workers",
     help="Run on a local Dask cluster of N worker processes (extra anonlab[distributed]).",
 )
+
+
+# A command's release argument, and the --force of the commands that write a file or folder.
+RELEASE_DIR = typer.Argument(..., help="A release directory.")
+
+
+RECORDS = typer.Option(None, "--records", help="Write per-record results (CSV) to this file.")
+
+
+FORCE_RECORDS = typer.Option(False, "--force", help="Replace the --records file if it exists.")
+
+
+FORCE_OUT = typer.Option(False, "--force", help="Replace --out if it exists.")
+
+
+FORCE_OUT_FILE = typer.Option(False, "--force", help="Replace the --out file if it exists.")
 
 
 @contextmanager

@@ -4,7 +4,7 @@ the notes printed after a command succeeds, and the progress spinner."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table as RichTable
 from rich.text import Text
 
@@ -77,6 +77,35 @@ def add_row(table: RichTable, *cells: Cell) -> None:
     table.add_row(*(plain(c) for c in cells))
 
 
+def print_table(
+    title: Cell | None,
+    columns: Sequence[Cell],
+    rows: Iterable[Sequence[Cell]],
+    right: Collection[int] = (),
+) -> None:
+    """Print a table: a column per header of ``columns``, aligned left, or right for the
+    positions in ``right`` (0 the first column); then ``rows``, each a sequence of cells
+    (:func:`add_row`)."""
+    table = new_table(title)
+    for i, column in enumerate(columns):
+        add_column(table, column, justify="right" if i in right else "left")
+    for row in rows:
+        add_row(table, *row)
+    out.print(table)
+
+
+def print_measures(title: Cell, columns: Sequence[str], rows: Iterable[Sequence[object]]) -> None:
+    """Print a table of measures: the column ``measure`` (each row's label), then ``columns``
+    aligned right (e.g. ``["value"]``, or one per release or method); one row per
+    ``(label, *values)``, each value shown by :func:`format_value` (a str as it is)."""
+    print_table(
+        title,
+        ["measure", *columns],
+        ((label, *(format_value(v) for v in values)) for label, *values in rows),
+        right=range(1, len(columns) + 1),
+    )
+
+
 @contextmanager
 def stage(description: str, quiet: bool = False) -> Iterator[None]:
     """A spinner with elapsed time on stderr while a step runs (hidden when not a terminal)."""
@@ -92,6 +121,28 @@ def stage(description: str, quiet: bool = False) -> Iterator[None]:
     ) as progress:
         progress.add_task(description, total=None)
         yield
+
+
+@contextmanager
+def counting_bar(
+    label: str, total: int, quiet: bool = False
+) -> Iterator[Callable[[int, int], None] | None]:
+    """A bar of ``total`` steps with elapsed time on stderr while a loop runs; yields the
+    callback ``progress(done, total)`` that moves it, or None where :func:`stage` hides its
+    spinner (``quiet``, or stderr not a terminal)."""
+    if quiet or not err.is_terminal:
+        yield None
+        return
+    with Progress(
+        TextColumn(label, markup=False),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    ) as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda done, _total: bar.update(task, completed=done)
 
 
 #: Lines about the loaded columns, printed once the command has succeeded (:func:`flush_notes`,

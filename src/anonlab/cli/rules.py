@@ -17,11 +17,13 @@ import typer
 
 from anonlab.cli.common import (
     DATA_OPTIONS,
+    FORCE_OUT_FILE,
     JSON,
     DataOptions,
     add_column,
     add_row,
     column_summary,
+    command_group,
     emit_json,
     new_table,
     out,
@@ -30,10 +32,7 @@ from anonlab.cli.common import (
     takes_data_options,
 )
 
-rules_app = typer.Typer(
-    help="Negative association rules X ⇒ ¬s (Injector, Li & Li 2008): mine, show.",
-    no_args_is_help=True,
-)
+rules_app = command_group("Negative association rules X ⇒ ¬s (Injector, Li & Li 2008): mine, show.")
 
 MIN_EXP = typer.Option(0.9, "--min-exp", help="Minimum expectation minExp, in (0, 1).")
 MAX_CONDITIONS = typer.Option(
@@ -112,7 +111,7 @@ def mine(
     min_exp: float = MIN_EXP,
     max_conditions: int = MAX_CONDITIONS,
     out_file: Path | None = typer.Option(None, "--out", help="Write the rule file (JSON)."),
-    force: bool = typer.Option(False, "--force", help="Replace the --out file if it exists."),
+    force: bool = FORCE_OUT_FILE,
     limit: int = typer.Option(50, "--limit", help="Rules shown in the table (>= 0)."),
     as_json: bool = JSON,
 ) -> None:

@@ -12,10 +12,13 @@ from anonlab.cli.common import (
     DATA,
     DATASET,
     DROP_MISSING,
+    FORCE_RECORDS,
     HIERARCHIES,
     HIERARCHY_SET,
     JSON,
     QI,
+    RECORDS,
+    RELEASE_DIR,
     SENSITIVE,
     add_column,
     add_row,
@@ -31,7 +34,7 @@ from anonlab.errors import AnonlabError
 
 
 def attack_rules(
-    release_dir: Path = typer.Argument(..., help="A release directory."),
+    release_dir: Path = RELEASE_DIR,
     rules: Path | None = typer.Option(
         None, "--rules", help="A negative-rule file (from `anonlab rules mine`)."
     ),
@@ -51,10 +54,8 @@ def attack_rules(
     max_conditions: int = typer.Option(
         1, "--max-conditions", help="Most conditions per mined rule (>= 1)."
     ),
-    records: Path | None = typer.Option(
-        None, "--records", help="Write per-record results (CSV) to this file."
-    ),
-    force: bool = typer.Option(False, "--force", help="Replace the --records file if it exists."),
+    records: Path | None = RECORDS,
+    force: bool = FORCE_RECORDS,
     as_json: bool = JSON,
 ) -> None:
     """Negative association rules (Li & Li, Injector): records left with fewer than ℓ values.

@@ -6,21 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.table import Table as RichTable
 
 from anonlab.cli.common import (
     CLUSTER,
     JSON,
+    RELEASE_DIR,
     SEED,
     WORKERS,
-    add_column,
-    add_row,
-    check_workers_option,
     emit_json,
-    format_value,
-    new_table,
-    open_release,
-    out,
+    open_release_with_workers,
+    print_measures,
     say,
     stage,
 )
@@ -98,21 +93,19 @@ def _headlines(res: dict) -> list[tuple[str, object]]:
     return rows
 
 
-def _utility_table(results: dict[str, dict], title: str) -> RichTable:
-    """Measures as rows, one column per release."""
-    tab = new_table(title)
-    tab.add_column("measure")
+def _print_utility(results: dict[str, dict], title: str) -> None:
+    """Measures as rows, one column per release (named by its path)."""
     columns = {name: dict(_headlines(res)) for name, res in results.items()}
-    for name in columns:
-        add_column(tab, name, justify="right")  # release paths
     labels = list(next(iter(columns.values())))
-    for label in labels:
-        add_row(tab, label, *(format_value(col.get(label)) for col in columns.values()))
-    return tab
+    print_measures(
+        title,
+        list(columns),
+        [(label, *(col.get(label) for col in columns.values())) for label in labels],
+    )
 
 
 def utility(
-    release_dir: Path = typer.Argument(..., help="A release directory."),
+    release_dir: Path = RELEASE_DIR,
     queries: int = typer.Option(10_000, "--queries", help="Number of COUNT queries."),
     qd: int = typer.Option(3, "--qd", help="Quasi-identifiers per query."),
     selectivity: float = typer.Option(0.05, "--selectivity", help="Expected selectivity s."),
@@ -147,8 +140,7 @@ def utility(
     from anonlab.cli.common import client_from_options
     from anonlab.resources import check_queries
 
-    check_workers_option(workers)
-    release = open_release(release_dir)
+    release = open_release_with_workers(release_dir, workers)
     frame = None
     if population is not None:
         from anonlab.table import read_frame
@@ -168,7 +160,7 @@ def utility(
     if as_json:
         emit_json({"release": str(release_dir), **{k: v.to_json() for k, v in res.items()}})
         return
-    out.print(_utility_table({str(release_dir): res}, "Utility and risk"))
+    _print_utility({str(release_dir): res}, "Utility and risk")
     if "workload-error" in res:
         w = res["workload-error"].to_json()
         say(

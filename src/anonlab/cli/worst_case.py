@@ -7,15 +7,7 @@ from pathlib import Path
 
 import typer
 
-from anonlab.cli.common import (
-    JSON,
-    add_row,
-    emit_json,
-    new_table,
-    open_release,
-    out,
-    say,
-)
+from anonlab.cli.common import JSON, RELEASE_DIR, emit_json, open_release, print_table, say
 from anonlab.errors import AnonlabError
 
 
@@ -37,7 +29,7 @@ def _parse_k_range(value: str) -> tuple[int, int]:
 
 
 def attack_worst_case(
-    release_dir: Path = typer.Argument(..., help="A release directory."),
+    release_dir: Path = RELEASE_DIR,
     k: str = typer.Option("0..12", "--k", help="Implications known: K or K1..K2."),
     language: str = typer.Option(
         "implications", "--language", help="implications (basic) or negations (negated atoms)."
@@ -74,16 +66,17 @@ def attack_worst_case(
             }
         )
         return
-    tab = new_table(f"Maximum disclosure under k {language} ({release_dir})")
-    tab.add_column("k", justify="right")
-    tab.add_column("max disclosure", justify="right")
     # Past the k where the curve reaches 1 it stays there: one row for the rest of the range.
     last = next((i for i, p in enumerate(points) if p["max_disclosure"] >= 1.0), len(points))
-    for p in points[: last + 1]:
-        add_row(tab, str(p["k"]), f"{p['max_disclosure']:.4f}")
+    rows = [(str(p["k"]), f"{p['max_disclosure']:.4f}") for p in points[: last + 1]]
     if last + 1 < len(points):
-        add_row(tab, f"{points[last + 1]['k']}..{hi}", "1.0000")
-    out.print(tab)
+        rows.append((f"{points[last + 1]['k']}..{hi}", "1.0000"))
+    print_table(
+        f"Maximum disclosure under k {language} ({release_dir})",
+        ["k", "max disclosure"],
+        rows,
+        right=(0, 1),
+    )
     say(f"Witness at k = {hi}: {worst.explain()}")
 
 

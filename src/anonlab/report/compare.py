@@ -333,6 +333,21 @@ def _suppressed(release: Release) -> int:
 
 
 # ---------------------------------------------------------------------- the comparison
+def _timed(row: CompareRow, step: str, call: Callable[..., Any], /, *args: Any, **kwargs: Any):
+    """``call(*args, **kwargs)`` (the step ``"anonymize"`` or ``"audit"`` of ``row``), its time
+    in ``row.<step>_seconds``; on an :class:`~anonlab.errors.AnonlabError` the row is marked
+    failed with the message as its reason (prefixed ``"audit: "`` for the audit) and the
+    result is None."""
+    t0 = time.perf_counter()
+    try:
+        return call(*args, **kwargs)
+    except AnonlabError as exc:
+        row.status, row.reason = "failed", f"{'audit: ' if step == 'audit' else ''}{exc}"
+        return None
+    finally:
+        setattr(row, f"{step}_seconds", time.perf_counter() - t0)
+
+
 def compare(
     table: Table,
     algorithms: Sequence[str],
@@ -409,6 +424,12 @@ def compare(
     from anonlab.anonymize import anonymize
 
     rows: list[CompareRow] = []
+
+    def done(row: CompareRow) -> None:
+        rows.append(row)
+        if progress is not None:
+            progress(row.name, "done", row)
+
     for algorithm in algorithms:
         for l in l_values:
             name = f"{algorithm}-l{l}"
@@ -418,39 +439,28 @@ def compare(
             row = CompareRow(algorithm=algorithm, l=l, name=name, parameters=params, status="ok")
             if progress is not None:
                 progress(name, "anonymize", None)
-            t0 = time.perf_counter()
-            try:
-                release = anonymize(table, algorithm, seed=seed, **params)
-            except AnonlabError as exc:
-                row.status, row.reason = "failed", str(exc)
-                row.anonymize_seconds = time.perf_counter() - t0
-                rows.append(row)
-                if progress is not None:
-                    progress(name, "done", row)
+            release = _timed(row, "anonymize", anonymize, table, algorithm, seed=seed, **params)
+            if release is None:
+                done(row)
                 continue
-            row.anonymize_seconds = time.perf_counter() - t0
             row.records = int(release.table.n_rows)
             row.suppressed = _suppressed(release)
             row.groups = int(release.n_groups)
             row.scheme = release.scheme
-            t1 = time.perf_counter()
-            try:
-                result = audit(
-                    release,
-                    stages=chosen,
-                    seed=audit_seed,
-                    progress=None if progress is None else (lambda s, n=name: progress(n, s, None)),
-                    budget=budget,
-                    thresholds=thresholds,
-                )
-            except AnonlabError as exc:  # e.g. every record suppressed
-                row.status, row.reason = "failed", f"audit: {exc}"
-                row.audit_seconds = time.perf_counter() - t1
-                rows.append(row)
-                if progress is not None:
-                    progress(name, "done", row)
+            result = _timed(  # fails e.g. when every record is suppressed
+                row,
+                "audit",
+                audit,
+                release,
+                stages=chosen,
+                seed=audit_seed,
+                progress=None if progress is None else (lambda s, n=name: progress(n, s, None)),
+                budget=budget,
+                thresholds=thresholds,
+            )
+            if result is None:
+                done(row)
                 continue
-            row.audit_seconds = time.perf_counter() - t1
             row.release, row.audit = release, result
             row.meets_thresholds = None if result.decision is None else result.decision.release
             row.attacks, best = _strongest(result)
@@ -464,9 +474,7 @@ def compare(
                 row.note = "no attack applied to this release"
             elif row.query_error is None:
                 row.note = "the workload error is undefined (no query had a nonzero answer)"
-            rows.append(row)
-            if progress is not None:
-                progress(name, "done", row)
+            done(row)
 
     nan = float("nan")
     optimal = pareto_optimal(

@@ -183,27 +183,28 @@ def _section(f: Finding) -> str:
     return "\n".join(parts)
 
 
+#: The header's lists of columns: (key of the columns' account, title, why).
+_COLUMN_LISTS = (
+    ("insensitive", "Published as they are", "insensitive"),
+    (
+        "not_published",
+        "Not published",
+        "no role given; give one with --qi, --sensitive, --insensitive or --identifiers",
+    ),
+    ("identifiers_dropped", "Identifiers dropped", "never published"),
+)
+
+
 def _columns(columns: dict[str, Any] | None) -> str:
     """The header's account of the input's columns: kept as they are, not published for want
     of a role, identifiers dropped, rows dropped, and each column's type (when known)."""
     if not columns:
         return ""
-    items = []
-    if columns.get("insensitive"):
-        items.append(
-            "<li><b>Published as they are</b> (insensitive): "
-            f"{escape(', '.join(columns['insensitive']))}</li>"
-        )
-    if columns.get("not_published"):
-        items.append(
-            "<li><b>Not published</b> (no role given; give one with --qi, --sensitive, "
-            f"--insensitive or --identifiers): {escape(', '.join(columns['not_published']))}</li>"
-        )
-    if columns.get("identifiers_dropped"):
-        items.append(
-            "<li><b>Identifiers dropped</b> (never published): "
-            f"{escape(', '.join(columns['identifiers_dropped']))}</li>"
-        )
+    items = [
+        f"<li><b>{title}</b> ({why}): {escape(', '.join(columns[key]))}</li>"
+        for key, title, why in _COLUMN_LISTS
+        if columns.get(key)
+    ]
     if columns.get("rows_with_missing"):
         items.append(
             f"<li><b>Rows dropped</b> for a missing value: {columns['rows_with_missing']:,}</li>"

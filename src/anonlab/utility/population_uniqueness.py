@@ -254,6 +254,11 @@ def class_size_histogram(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return k, c.astype(np.int64)
 
 
+def _classes_of_size(k: np.ndarray, c: np.ndarray, size: int) -> float:
+    """``c_size``: the number of classes of ``size`` records (0 when there is none)."""
+    return float(c[k == size][0]) if np.any(k == size) else 0.0
+
+
 def _result(name: str, uniques: float, model: PopulationModel, **kw) -> UniquesEstimate:
     return UniquesEstimate(name, float(uniques), float(uniques) / model.population_size, True, **kw)
 
@@ -262,25 +267,23 @@ def _failed(name: str, note: str, **kw) -> UniquesEstimate:
     return UniquesEstimate(name, None, None, False, note=note, **kw)
 
 
-def _no_uniques(name: str) -> UniquesEstimate:
-    return UniquesEstimate(
-        name, 0.0, 0.0, True, note="no sample uniques: no population uniques are estimated"
-    )
-
-
 _Estimator = Callable[[np.ndarray, PopulationModel], UniquesEstimate]
 
 
-def _given_uniques(name: str) -> Callable[[_Estimator], _Estimator]:
+def _given_uniques(
+    name: str, note: str = "no sample uniques: no population uniques are estimated"
+) -> Callable[[_Estimator], _Estimator]:
     """Decorate the estimator ``name``: without sample uniques (no class of size 1) it
-    estimates 0 population uniques without fitting; the estimator runs only on samples with
-    some."""
+    estimates 0 population uniques without fitting, saying ``note``; the estimator runs only
+    on samples with some."""
 
     def decorate(fn: _Estimator) -> _Estimator:
         @functools.wraps(fn)
         def estimator(sizes: np.ndarray, model: PopulationModel) -> UniquesEstimate:
             k, _ = class_size_histogram(sizes)
-            return _no_uniques(name) if k[0] != 1 else fn(sizes, model)
+            if k[0] != 1:
+                return UniquesEstimate(name, 0.0, 0.0, True, note=note)
+            return fn(sizes, model)
 
         return estimator
 
@@ -359,11 +362,7 @@ def pitman(sizes: np.ndarray, model: PopulationModel) -> UniquesEstimate:
     ``exp(lgamma(theta + 1) - lgamma(theta + alpha)) * N**alpha``, valid when ``alpha != 0`` and
     it lies in ``[0, N]`` (ARX's check).
 
-    Parameters
-    ----------
-    sizes : ndarray of int
-        The sample's class sizes.
-    model : PopulationModel
+    ``sizes`` and ``model`` as for :func:`estimate_population_uniques`.
     """
     k, c = class_size_histogram(sizes)
     c1 = float(c[0])
@@ -396,7 +395,7 @@ def pitman(sizes: np.ndarray, model: PopulationModel) -> UniquesEstimate:
     def inside(t: float, a: float) -> bool:
         return a < 1.0 and t + a > 0.0 and t + (u - 1.0) * a > 0.0
 
-    c2 = float(c[k == 2][0]) if np.any(k == 2) else 0.0
+    c2 = _classes_of_size(k, c, 2)
     c2 = c2 if c2 != 0 else 1.0  # ARX: overestimate when there are no classes of size 2
     cc = c1 * (c1 - 1.0) / c2
     denominator = 2.0 * c1 * u + c1 * cc - n * cc
@@ -435,11 +434,7 @@ def zayatz(sizes: np.ndarray, model: PopulationModel) -> UniquesEstimate:
     population class-size distribution is taken to be the sample's, ``c_k / u``); the estimate is
     ``c_1 * P(F = 1 | f = 1) / (n / N)``.
 
-    Parameters
-    ----------
-    sizes : ndarray of int
-        The sample's class sizes.
-    model : PopulationModel
+    ``sizes`` and ``model`` as for :func:`estimate_population_uniques`.
     """
     k, c = class_size_histogram(sizes)
     big_n, n = float(model.population_size), float(model.sample_size)
@@ -483,15 +478,11 @@ def snb(sizes: np.ndarray, model: PopulationModel) -> UniquesEstimate:
     (the equations as ARX 3.9.2 writes them); they are set equal to ``c_1`` and ``c_2`` and solved
     for ``(alpha, beta)``; the estimate is ``K beta**alpha``.
 
-    Parameters
-    ----------
-    sizes : ndarray of int
-        The sample's class sizes.
-    model : PopulationModel
+    ``sizes`` and ``model`` as for :func:`estimate_population_uniques`.
     """
     k, c = class_size_histogram(sizes)
     c1 = float(c[0])
-    c2 = float(c[k == 2][0]) if np.any(k == 2) else 0.0
+    c2 = _classes_of_size(k, c, 2)
     f = model.sampling_fraction
     big_k = _shlosser_k(k, c, f)
 
@@ -538,23 +529,15 @@ def snb(sizes: np.ndarray, model: PopulationModel) -> UniquesEstimate:
     )
 
 
+@_given_uniques("dankar", note="no sample uniques: 0 population uniques")
 def dankar(sizes: np.ndarray, model: PopulationModel) -> UniquesEstimate:
     """Dankar et al.'s (2012) decision rule, as ARX 3.9.2 applies it.
 
     ``f <= 0.1``: Pitman, or Zayatz if Pitman fails. ``f > 0.1``: the smaller of Zayatz and SNB,
     or Zayatz if SNB fails.
 
-    Parameters
-    ----------
-    sizes : ndarray of int
-        The sample's class sizes.
-    model : PopulationModel
+    ``sizes`` and ``model`` as for :func:`estimate_population_uniques`.
     """
-    k, _ = class_size_histogram(sizes)
-    if k[0] != 1:
-        return UniquesEstimate(
-            "dankar", 0.0, 0.0, True, chosen=None, note="no sample uniques: 0 population uniques"
-        )
     f = model.sampling_fraction
     if f <= 0.1:
         first = pitman(sizes, model)
@@ -589,6 +572,17 @@ _FUNCTIONS = {"dankar": dankar, "pitman": pitman, "zayatz": zayatz, "snb": snb}
 def estimate_population_uniques(
     sizes: np.ndarray, model: PopulationModel, estimator: str = "dankar"
 ) -> UniquesEstimate:
-    """Run one of :data:`ESTIMATORS` on the class sizes of a sample."""
+    """Run one of :data:`ESTIMATORS` on the class sizes of a sample.
+
+    Parameters
+    ----------
+    sizes : ndarray of int
+        The sample's class sizes.
+    model : PopulationModel
+        The population the sample is drawn from (:func:`population_model`).
+    estimator : str
+        One of :data:`ESTIMATORS`; each is also a function of this module with the parameters
+        ``sizes`` and ``model``.
+    """
     estimator = check_choice("estimator", estimator, ESTIMATORS)
     return _FUNCTIONS[estimator](sizes, model)
