@@ -490,3 +490,37 @@ def test_discharges_with_diagnosis_and_insurer_sensitive_under_k_and_l_together(
     assert own["holds"] and "k-anonymity, distinct-l-diversity" in own["value"]
     risk = next(f for f in summary["findings"] if f["key"] == "risk")
     assert risk["measures"]["highest"] == pytest.approx(1 / classes.size().min())
+    # the attack command, told which attribute, counts what the audit counts for it
+    for attribute in ("icd10", "insurer"):
+        argv = ["attack", "definetti", str(release), "--sensitive", attribute, "--targets", "40"]
+        code, out, err = cli([*argv, "--chains", "2", "--iterations", "30", "--json"])
+        assert code == 0, err
+        finding = next(f for f in summary["findings"] if f["key"] == f"definetti/{attribute}")
+        assert json.loads(out)["audit_at_risk"] == finding["at_risk"]
+    code, out, err = cli(["attack", "definetti", str(release), "--targets", "40"])
+    assert code == 2 and "'icd10', 'insurer'" in err and "--sensitive icd10" in err
+    code, out, err = cli(["attack", "definetti", str(release), "--sensitive", "zip"])
+    assert code == 2 and "'zip' is not a sensitive attribute" in err
+
+
+def test_compare_with_two_sensitive_attributes(cli, hospital, draft, tmp_path):
+    """compare with diagnosis and insurer sensitive: the algorithms that protect one attribute
+    fail with the reason, the others' attacks are judged per attribute, and a row's strongest
+    attack is the largest share over the attacks and attributes."""
+    data, _ = hospital
+    schema = _edit(_reviewed(draft[0]), insurer={"role": "sensitive", "hierarchy": None})
+    out_dir = tmp_path / "cmp"
+    code, out, err = cli(
+        ["compare", "--data", str(data), "--schema", str(schema), "--algorithms"]
+        + ["lattice,anatomy", "--l", "2", "--out", str(out_dir), "--targets", "30"]
+        + ["--chains", "2", "--sweeps", "20", "--stages", "checks,negative-rules,risk,utility"]
+    )
+    assert code == 0, err
+    rows = {r["name"]: r for r in json.loads((out_dir / "compare.json").read_text())["rows"]}
+    assert rows["anatomy-l2"]["status"] != "ok"
+    assert "protects one sensitive attribute" in rows["anatomy-l2"]["reason"]
+    lattice = rows["lattice-l2"]
+    assert set(lattice["attacks"]) == {"negative-rules/icd10", "negative-rules/insurer"}
+    shares = {k: a["share"] for k, a in lattice["attacks"].items()}
+    assert lattice["at_risk_share"] == max(shares.values())
+    assert lattice["strongest_attack"] == max(shares, key=shares.get)

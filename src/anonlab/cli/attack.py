@@ -21,6 +21,7 @@ import typer
 
 from anonlab.attacks import contract
 from anonlab.cli.common import (
+    ATTACKED,
     BUDGET_OPTIONS,
     JSON,
     SEED,
@@ -74,13 +75,15 @@ def _generic(attack: contract.Attack):
     """A command function for ``attack`` whose signature typer reads: the release folder, the
     attack's budget options, ``--seed`` and ``--json``."""
 
-    def command(release_dir: Path, seed: int, as_json: bool, **budget: Any) -> None:
+    def command(
+        release_dir: Path, seed: int, as_json: bool, sensitive: str | None, **budget: Any
+    ) -> None:
         fields = {field: budget[param] for field, (param, _) in BUDGET_OPTIONS.items()
                   if param in budget}  # fmt: skip
         if fields.get("foreground_attributes") == 0:
             fields["foreground_attributes"] = None
         options = AuditBudget.of(None, **fields).to_dict()
-        release = open_release(release_dir)
+        release = open_release(release_dir, sensitive)
         inference, finding = contract.run(attack, release, {**options, "seed": seed})
         if as_json:
             emit_json({"finding": finding.to_json(), "inference": inference.to_json()})
@@ -108,6 +111,9 @@ def _generic(attack: contract.Attack):
             inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=option, annotation=kind)
         )
     params += [
+        inspect.Parameter(
+            "sensitive", inspect.Parameter.KEYWORD_ONLY, default=ATTACKED, annotation=str | None
+        ),
         inspect.Parameter("seed", inspect.Parameter.KEYWORD_ONLY, default=SEED, annotation=int),
         inspect.Parameter("as_json", inspect.Parameter.KEYWORD_ONLY, default=JSON, annotation=bool),
     ]
@@ -116,7 +122,8 @@ def _generic(attack: contract.Attack):
         release_dir = kwargs.pop("release_dir")
         seed = kwargs.pop("seed")
         as_json = kwargs.pop("as_json")
-        command(release_dir, seed, as_json, **kwargs)
+        sensitive = kwargs.pop("sensitive")
+        command(release_dir, seed, as_json, sensitive, **kwargs)
 
     run.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     run.generic_attack = attack.name  # type: ignore[attr-defined]

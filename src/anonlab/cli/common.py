@@ -29,6 +29,7 @@ from anonlab.cli.loading import (
     truth_from_data,
 )
 from anonlab.cli.options import (
+    ATTACKED,
     AUDIT_OPTIONS,
     BOUNDS_DECIDE,
     BUDGET_OPTIONS,
@@ -123,11 +124,12 @@ attack_app = command_group("Attacks on a release: what an adversary can infer.")
 app.add_typer(attack_app, name="attack")
 
 
-def open_release_with_workers(release_dir: Path, workers: int | None):
-    """The release at ``release_dir``, for a command that can run on Dask: ``--workers N`` is
-    checked against this machine first (:func:`check_workers_option`, before any work)."""
+def open_release_with_workers(release_dir: Path, workers: int | None, sensitive: str | None = None):
+    """The release at ``release_dir`` (:func:`open_release`, ``sensitive`` as it takes it), for
+    a command that can run on Dask: ``--workers N`` is checked against this machine first
+    (:func:`check_workers_option`, before any work)."""
     check_workers_option(workers)
-    return open_release(release_dir)
+    return open_release(release_dir, sensitive)
 
 
 __all__ = [
@@ -146,6 +148,7 @@ __all__ = [
     "FORCE_OUT",
     "FORCE_OUT_FILE",
     "FORCE_RECORDS",
+    "ATTACKED",
     "FOREGROUND_ATTRIBUTES",
     "HIERARCHIES",
     "HIERARCHY_SET",

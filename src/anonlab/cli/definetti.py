@@ -10,6 +10,7 @@ import pandas as pd
 import typer
 
 from anonlab.cli.common import (
+    ATTACKED,
     FORCE_RECORDS,
     JSON,
     RELEASE_DIR,
@@ -58,6 +59,7 @@ def _write_records(path: Path, release, result, truth: np.ndarray) -> None:
 
 def attack_definetti(
     release_dir: Path = RELEASE_DIR,
+    sensitive: str | None = ATTACKED,
     data: Path | None = typer.Option(
         None, "--data", help="The original table (CSV/Parquet), checked against the release."
     ),
@@ -99,7 +101,7 @@ def attack_definetti(
     if records is not None and records.suffix.lower() not in (".parquet", ".csv"):
         raise AnonlabError(f"--records {str(records)!r}: use a .parquet or .csv file name")
     require_file_free(records, "--records", force)  # before any work
-    release = open_release(release_dir)
+    release = open_release(release_dir, sensitive)
     n = release.table.n_rows
     # chains, sweeps and targets against the memory available, before any array is made
     check_definetti(

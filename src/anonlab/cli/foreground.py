@@ -9,6 +9,7 @@ import pandas as pd
 import typer
 
 from anonlab.cli.common import (
+    ATTACKED,
     CLUSTER,
     FORCE_RECORDS,
     JSON,
@@ -32,6 +33,7 @@ def register(app: typer.Typer, attack_app: typer.Typer) -> None:
 
 def attack_foreground(
     release_dir: Path = RELEASE_DIR,
+    sensitive: str | None = ATTACKED,
     sensitive_values: str | None = typer.Option(
         None,
         "--sensitive-values",
@@ -68,7 +70,7 @@ def attack_foreground(
     from anonlab.atomic_output import require_file_free
 
     require_file_free(records, "--records", force)  # before any work
-    release = open_release_with_workers(release_dir, workers)
+    release = open_release_with_workers(release_dir, workers, sensitive)
     if check_float("r", r) < 2:
         raise AnonlabError(f"parameter 'r' must be >= 2 (problematic means p* > 1/r), got {r}")
     for name, value in (("epsilon", epsilon), ("sigma", sigma)):

@@ -455,10 +455,15 @@ def read_header(path: Path, parquet: bool) -> list[str]:
         raise AnonlabError(f"cannot read {str(path)!r}: {exc}") from None
 
 
-def open_release(path: Path):
+def open_release(path: Path, sensitive: str | None = None):
+    """The release at ``path``; with ``sensitive`` (``--sensitive`` of the attack commands),
+    seen with that attribute its one sensitive attribute (``Release.for_sensitive``: a release
+    with several is attacked one attribute at a time; a name that is not one of its sensitive
+    attributes is an error naming them)."""
     from anonlab.release_io import load_release
 
-    return load_release(path)
+    release = load_release(path)
+    return release if sensitive is None else release.for_sensitive(sensitive)
 
 
 def truth_from_data(release, data: Path) -> np.ndarray:

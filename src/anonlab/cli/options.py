@@ -355,6 +355,14 @@ WORKERS = typer.Option(
 RELEASE_DIR = typer.Argument(..., help="A release directory.")
 
 
+ATTACKED = typer.Option(
+    None,
+    "--sensitive",
+    help="The sensitive attribute to attack, when the release has several (the audit attacks "
+    "each).",
+)
+
+
 RECORDS = typer.Option(None, "--records", help="Write per-record results (CSV) to this file.")
 
 

@@ -80,7 +80,8 @@ def attack_rules(
     from anonlab.atomic_output import require_file_free
 
     require_file_free(records, "--records", force)  # before any work
-    release = open_release(release_dir)
+    # --sensitive names the original's sensitive column, and with it the attribute attacked
+    release = open_release(release_dir, sensitive)
     n_values = release.table.domain_size(release.sensitive)
     if l is None:
         l = release.manifest.get("parameters", {}).get("l")

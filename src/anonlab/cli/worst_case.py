@@ -7,7 +7,15 @@ from pathlib import Path
 
 import typer
 
-from anonlab.cli.common import JSON, RELEASE_DIR, emit_json, open_release, print_table, say
+from anonlab.cli.common import (
+    ATTACKED,
+    JSON,
+    RELEASE_DIR,
+    emit_json,
+    open_release,
+    print_table,
+    say,
+)
 from anonlab.errors import AnonlabError
 
 
@@ -30,6 +38,7 @@ def _parse_k_range(value: str) -> tuple[int, int]:
 
 def attack_worst_case(
     release_dir: Path = RELEASE_DIR,
+    sensitive: str | None = ATTACKED,
     k: str = typer.Option("0..12", "--k", help="Implications known: K or K1..K2."),
     language: str = typer.Option(
         "implications", "--language", help="implications (basic) or negations (negated atoms)."
@@ -49,7 +58,7 @@ def attack_worst_case(
     lo, hi = _parse_k_range(k)
     check_fits("--k", hi, lambda h: k_range_bytes(lo, h), minimum=lo, what=" (largest k)")
     require_file_free(plot, "--plot", force)  # before any work
-    release = open_release(release_dir)
+    release = open_release(release_dir, sensitive)
     curve = disclosure_curve(release, hi, language=language, exact=exact)
     worst = maximum_disclosure(release, hi, language=language, exact=exact)
     points = [{"k": i, "max_disclosure": float(curve[i])} for i in range(lo, hi + 1)]

@@ -63,6 +63,7 @@ import numpy as np
 from anonlab._validation import check_int, check_seed
 from anonlab.attacks import contract
 from anonlab.errors import AnonlabError
+from anonlab.finding import stage_of
 from anonlab.release import Release
 from anonlab.report.audit import (
     INTERNAL,
@@ -298,14 +299,14 @@ def _strongest(result: Audit) -> tuple[dict[str, dict[str, Any]], str | None]:
     attacks: dict[str, dict[str, Any]] = {}
     best, best_share = None, -1.0
     all_attacks, bounds = attack_stages(), bound_stages()
-    for f in result.findings:
-        if f.key not in all_attacks:
+    for f in result.findings:  # with several sensitive attributes, one per attack and attribute
+        if stage_of(f.key) not in all_attacks:
             continue
         entry: dict[str, Any] = {"title": f.title, "verdict": f.verdict}
         if f.verdict != "skipped" and f.at_risk is not None and f.considered:
             share = f.at_risk / f.considered
             entry.update(at_risk=int(f.at_risk), considered=int(f.considered), share=share)
-            if share > best_share and f.key not in bounds:
+            if share > best_share and stage_of(f.key) not in bounds:
                 best, best_share = f.key, share
         else:
             entry["reason"] = f.headline
@@ -314,14 +315,17 @@ def _strongest(result: Audit) -> tuple[dict[str, dict[str, Any]], str | None]:
 
 
 def _query_error(result: Audit) -> float | None:
-    try:
-        f = result.finding("utility")
-    except KeyError:
-        return None
-    value = f.measures.get("workload-error", {}).get("mean_relative_error")
-    if value is None or not math.isfinite(float(value)):
-        return None
-    return float(value)
+    """The workload's mean relative error; with several sensitive attributes (one workload
+    each, keyed ``utility/ATTRIBUTE``) the mean of theirs."""
+    values = []
+    for f in result.findings:
+        if stage_of(f.key) != "utility":
+            continue
+        value = f.measures.get("workload-error", {}).get("mean_relative_error")
+        if value is None or not math.isfinite(float(value)):
+            return None
+        values.append(float(value))
+    return float(np.mean(values)) if values else None
 
 
 def _suppressed(release: Release) -> int:
@@ -401,7 +405,8 @@ def compare(
     Comparison
         One row per (algorithm, ℓ), in the order given, failed ones included.
     """
-    table.require_sensitive()
+    if not table.sensitive_attributes:
+        table.require_sensitive()  # the error names --sensitive
     algorithms = check_algorithms(algorithms)
     l_values = check_l_values(l_values)
     known = stage_names()
@@ -486,7 +491,9 @@ def compare(
     info = {
         "records": int(table.n_rows),
         "quasi_identifiers": list(table.quasi_identifiers),
-        "sensitive": table.sensitive,
+        "sensitive": list(table.sensitive_attributes)
+        if len(table.sensitive_attributes) > 1
+        else table.sensitive,
         "dropped": dict(table.dropped),
     }
     settings = {
