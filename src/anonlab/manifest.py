@@ -105,9 +105,7 @@ def short_repr(value: object) -> str:
         text = _REPR.repr(value)  # bounded work however large the value
         if len(text) <= _SHORT and "..." not in text:
             return text
-        if isinstance(value, list):
-            return f"a list of {_count(len(value), 'item')}"
-        return f"an object with {_count(len(value), 'key')}"
+        return _sized(value)
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
         return f"an integer of about {int(value.bit_length() * 0.30103):,} digits"
     text = repr(value)
@@ -126,11 +124,16 @@ def describe_got(value: object) -> str:
         return f"a number ({short_repr(value)})"
     if isinstance(value, str):
         return f"a string {short_repr(value)}"
+    if isinstance(value, list | dict):
+        return _sized(value)
+    return type(value).__name__
+
+
+def _sized(value: list | dict) -> str:
+    """A JSON array or object by its size: "a list of 3 items", "an object with 1 key"."""
     if isinstance(value, list):
         return f"a list of {_count(len(value), 'item')}"
-    if isinstance(value, dict):
-        return f"an object with {_count(len(value), 'key')}"
-    return type(value).__name__
+    return f"an object with {_count(len(value), 'key')}"
 
 
 def _count(n: int, noun: str) -> str:

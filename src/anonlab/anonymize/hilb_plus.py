@@ -256,6 +256,13 @@ def _hilb_plus_partition(
     return group, n_groups, info, constrained
 
 
+def _validate(l: int, scheme: str, variant: str, seed: int) -> tuple[int, str, str, int]:
+    l = check_int("l", l, minimum=1)
+    scheme = check_choice("scheme", scheme, SCHEMES)
+    variant = check_choice("variant", variant, VARIANTS)
+    return l, scheme, variant, check_seed(seed)
+
+
 def _parameters(l: int, sensitive_values: Sequence[str] | None, variant: str) -> dict:
     return {
         "l": l,
@@ -303,10 +310,7 @@ def hilb_plus(
     IneligibleError
         If the table is not ℓ-eligible.
     """
-    l = check_int("l", l, minimum=1)
-    scheme = check_choice("scheme", scheme, SCHEMES)
-    variant = check_choice("variant", variant, VARIANTS)
-    seed = check_seed(seed)
+    l, scheme, variant, seed = _validate(l, scheme, variant, seed)
     group, _, info, _ = _hilb_plus_partition(table, l, sensitive_values, variant)
     manifest = {
         "algorithm": "hilb+",
@@ -332,10 +336,7 @@ def hilb_plus_plus(
 
     Parameters are those of :func:`hilb_plus`; ``seed`` drives the pick-up's random choices.
     """
-    l = check_int("l", l, minimum=1)
-    scheme = check_choice("scheme", scheme, SCHEMES)
-    variant = check_choice("variant", variant, VARIANTS)
-    seed = check_seed(seed)
+    l, scheme, variant, seed = _validate(l, scheme, variant, seed)
     group, n_groups, info, constrained = _hilb_plus_partition(table, l, sensitive_values, variant)
     sens = table.codes[table.require_sensitive()]
     new_group, pickup = pickup_groups(group, n_groups, sens, constrained, l, seed)

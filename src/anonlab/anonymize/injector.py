@@ -134,6 +134,45 @@ def _compatible_mass(m_counts: np.ndarray, type_s: np.ndarray, type_ivs: np.ndar
 
 
 @njit(cache=True)
+def _take(
+    j: int,
+    slot: int,
+    g_types: np.ndarray,
+    g_recs: np.ndarray,
+    order: np.ndarray,
+    ptr: np.ndarray,
+    count: np.ndarray,
+) -> None:
+    """Put the front pool record of type ``j`` into the group's ``slot`` (its seed at 0)."""
+    g_types[slot] = j
+    g_recs[slot] = order[ptr[j]]
+    ptr[j] += 1
+    count[j] -= 1
+
+
+@njit(cache=True)
+def _keep_compatible(
+    types: np.ndarray,
+    n_types: int,
+    out: np.ndarray,
+    count: np.ndarray,
+    type_s: np.ndarray,
+    type_ivs: np.ndarray,
+    k: int,
+) -> int:
+    """Write to ``out`` the types of ``types[:n_types]``, in order, that still have pool
+    records and are compatible with type ``k``; return how many. ``out`` may be ``types``
+    (filtered in place: each is written at or before the position it is read from)."""
+    kept = 0
+    for a in range(n_types):
+        j = types[a]
+        if count[j] > 0 and _compatible(type_s, type_ivs, j, k):
+            out[kept] = j
+            kept += 1
+    return kept
+
+
+@njit(cache=True)
 def _grouping_phase(
     type_s: np.ndarray,
     type_ivs: np.ndarray,
@@ -184,18 +223,10 @@ def _grouping_phase(
                 best_mass = mass
                 best_rank = r
         k = best
-        g_types[0] = k
-        g_recs[0] = order[ptr[k]]
-        ptr[k] += 1
-        count[k] -= 1
+        _take(k, 0, g_types, g_recs, order, ptr, count)
         pool -= 1
         size = 1
-        n_cand = 0
-        for a in range(n_active):
-            j = active[a]
-            if count[j] > 0 and _compatible(type_s, type_ivs, j, k):
-                cand[n_cand] = j
-                n_cand += 1
+        n_cand = _keep_compatible(active, n_active, cand, count, type_s, type_ivs, k)
         ok = True
         while size < l:
             # lines 12-13: the compatible record minimizing NIT[g ∪ {t}]
@@ -213,19 +244,10 @@ def _grouping_phase(
                 ok = False
                 break
             j = best
-            g_types[size] = j
-            g_recs[size] = order[ptr[j]]
-            ptr[j] += 1
-            count[j] -= 1
+            _take(j, size, g_types, g_recs, order, ptr, count)
             pool -= 1
             size += 1
-            kept = 0
-            for a in range(n_cand):
-                i = cand[a]
-                if count[i] > 0 and _compatible(type_s, type_ivs, i, j):
-                    cand[kept] = i
-                    kept += 1
-            n_cand = kept
+            n_cand = _keep_compatible(cand, n_cand, cand, count, type_s, type_ivs, j)
         if ok:
             for t in range(l):
                 label[g_recs[t]] = n_groups

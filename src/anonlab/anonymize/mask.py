@@ -138,15 +138,7 @@ def mask(
     R. C.-W. Wong, A. W.-C. Fu, K. Wang, J. Pei. Minimality attack in privacy preserving data
     publishing. VLDB 2007.
     """
-    k = check_int("k", k, minimum=1)
-    m = check_int("m", m, minimum=1)
-    if m > k:
-        raise AnonlabError(
-            f"parameter 'm' must be <= k (MASK k-anonymizes first, and a group of k records "
-            f"cannot be {m}-confidential when k < m); got k = {k}, m = {m}"
-        )
-    scheme = check_choice("scheme", scheme, SCHEMES)
-    seed = check_seed(seed)
+    k, m, scheme, seed = check_k_m(k, m, scheme, seed, why="MASK k-anonymizes first, and ")
     proportion = check_choice("proportion", proportion, PROPORTIONS)
     rounding = check_choice("rounding", rounding, ROUNDINGS)
     replacement = check_choice("replacement", replacement, REPLACEMENTS)
@@ -259,6 +251,25 @@ def mask(
         "perturbed_records": int(len(changed)),
     }
     return Release(table, group, scheme, manifest, published_sensitive=published)
+
+
+def check_k_m(
+    k: object, m: object, scheme: object, seed: object, *, why: str = ""
+) -> tuple[int, int, str, int]:
+    """MASK's and MASK+'s common parameters, checked: ``(k, m, scheme, seed)``.
+
+    ``k`` and ``m`` are integers with ``1 <= m <= k`` (a group of k records cannot be
+    m-confidential when k < m; ``why`` opens that reason in the error), ``scheme`` one of
+    :data:`~anonlab.release.SCHEMES`, ``seed`` a non-negative integer; checked in that order.
+    """
+    k = check_int("k", k, minimum=1)
+    m = check_int("m", m, minimum=1)
+    if m > k:
+        raise AnonlabError(
+            f"parameter 'm' must be <= k ({why}a group of k records cannot be {m}-confidential "
+            f"when k < m); got k = {k}, m = {m}"
+        )
+    return k, m, check_choice("scheme", scheme, SCHEMES), check_seed(seed)
 
 
 def _scale(numer: np.ndarray, denom: np.ndarray, rounding: str) -> np.ndarray:

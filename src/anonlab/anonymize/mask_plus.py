@@ -89,15 +89,14 @@ import numpy as np
 
 from anonlab._validation import (
     check_choice,
-    check_int,
-    check_seed,
     rng_from_seed,
     takes_table_or_frame,
 )
+from anonlab.anonymize.mask import check_k_m
 from anonlab.anonymize.mondrian import mondrian
 from anonlab.errors import AnonlabError, IneligibleError
 from anonlab.grouping import group_histogram
-from anonlab.release import SCHEMES, Release
+from anonlab.release import Release
 from anonlab.table import Table
 
 #: How MASK+ orders ties and fills Type-2 values (see :func:`local_look_ahead`).
@@ -273,15 +272,7 @@ def _validate(
     seed: int,
 ) -> tuple[int, int, str, int, np.ndarray]:
     """Checked parameters and the mask of protected values (every value when ``None``)."""
-    k = check_int("k", k, minimum=1)
-    m = check_int("m", m, minimum=1)
-    if m > k:
-        raise AnonlabError(
-            f"parameter 'm' must be <= k (a group of k records cannot be {m}-confidential when "
-            f"k < m); got k = {k}, m = {m}"
-        )
-    scheme = check_choice("scheme", scheme, SCHEMES)
-    seed = check_seed(seed)
+    k, m, scheme, seed = check_k_m(k, m, scheme, seed)
     sens = table.require_sensitive()
     d = table.domain_size(sens)
     if sensitive_values is None:

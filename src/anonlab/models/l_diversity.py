@@ -78,6 +78,46 @@ def _recursive_ratio(histogram: np.ndarray, l: int) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------
 
 
+def frequency_check(
+    release: Release,
+    model: str,
+    parameter: str,
+    value: int,
+    sensitive_values: Sequence[object] | None,
+    *,
+    details: dict[str, str],
+) -> CheckResult:
+    """The frequency condition ``value · S_max(G) <= |G|`` checked on every group, as ``model``.
+
+    The one computation behind frequency ℓ-diversity (:func:`l_diversity`, ``parameter="l"``)
+    and m-confidentiality's frequency condition
+    (:func:`~anonlab.models.m_confidentiality.m_confidentiality`, ``parameter="m"``): the
+    release and ``value`` (an integer >= 1, named ``parameter`` in errors) are checked here;
+    S_max is taken over ``sensitive_values`` (default: every value). A group violates iff
+    ``S_max(G) > ⌊|G| / value⌋``, the same as ``value · S_max(G) > |G|`` for integers (and
+    never overflows). ``per_group`` is the achieved level |G| / S_max(G); the result's
+    ``details`` are ``details`` followed by ``protected_values``.
+    """
+    release = check_release(release)
+    value = check_int(parameter, value, minimum=1)
+    mask = sensitive_value_mask(release, sensitive_values)
+    sizes = np.asarray(release.group_sizes, dtype=np.int64)
+    s_max, level = frequency_level(release.sensitive_histogram, sizes, mask)
+    params = {
+        parameter: value,
+        "sensitive_values": None if sensitive_values is None else list(sensitive_values),
+    }
+    return build_result(
+        model,
+        params,
+        level,
+        s_max > sizes // value,
+        sizes,
+        worst="min",
+        details={**details, "protected_values": int(mask.sum())},
+    )
+
+
 def l_diversity(
     release: Release, *, l: int, sensitive_values: Sequence[object] | None = None
 ) -> CheckResult:
@@ -132,23 +172,13 @@ def l_diversity(
     >>> r.holds, r.value
     (True, 2.0)
     """
-    release = check_release(release)
-    l = check_int("l", l, minimum=1)
-    mask = sensitive_value_mask(release, sensitive_values)
-    sizes = np.asarray(release.group_sizes, dtype=np.int64)
-    s_max, level = frequency_level(release.sensitive_histogram, sizes, mask)
-    params = {
-        "l": l,
-        "sensitive_values": None if sensitive_values is None else list(sensitive_values),
-    }
-    return build_result(
+    return frequency_check(
+        release,
         "l-diversity",
-        params,
-        level,
-        l * s_max > sizes,
-        sizes,
-        worst="min",
-        details={"condition": "|G| >= l * S_max(G)", "protected_values": int(mask.sum())},
+        "l",
+        l,
+        sensitive_values,
+        details={"condition": "|G| >= l * S_max(G)"},
     )
 
 

@@ -4,16 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-
-from anonlab._validation import check_int
-from anonlab.models.l_diversity import frequency_level
-from anonlab.models.result import (
-    CheckResult,
-    build_result,
-    check_release,
-    sensitive_value_mask,
-)
+from anonlab.models.l_diversity import frequency_check
+from anonlab.models.result import CheckResult
 from anonlab.release import Release
 
 
@@ -54,25 +46,14 @@ def m_confidentiality(
     .. [1] R. C.-W. Wong, A. W.-C. Fu, K. Wang and J. Pei. "Minimality attack in privacy
        preserving data publishing". VLDB 2007, 543-554.
     """
-    release = check_release(release)
-    m = check_int("m", m, minimum=1)
-    mask = sensitive_value_mask(release, sensitive_values)
-    sizes = np.asarray(release.group_sizes, dtype=np.int64)
-    s_max, level = frequency_level(release.sensitive_histogram, sizes, mask)
-    params = {
-        "m": m,
-        "sensitive_values": None if sensitive_values is None else list(sensitive_values),
-    }
-    return build_result(
+    return frequency_check(
+        release,
         "m-confidentiality",
-        params,
-        level,
-        s_max > sizes // m,
-        sizes,
-        worst="min",
+        "m",
+        m,
+        sensitive_values,
         details={
             "condition": "every value of the set occurs at most floor(|G|/m) times",
             "scope": "frequency condition only; no protection against the minimality attack",
-            "protected_values": int(mask.sum()),
         },
     )

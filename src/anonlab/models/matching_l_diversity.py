@@ -219,6 +219,29 @@ def possible_values(
 
 
 @njit(cache=True)
+def _open_node(
+    v: int,
+    counter: int,
+    sp: int,
+    cp: int,
+    index: np.ndarray,
+    low: np.ndarray,
+    stack: np.ndarray,
+    call: np.ndarray,
+    eptr: np.ndarray,
+    adj_start: np.ndarray,
+) -> None:
+    """Tarjan's visit of node ``v`` (iterative): number it ``counter``, push it at ``sp`` on the
+    SCC stack and at ``cp`` on the call stack, its edges from the first. The caller advances
+    ``counter``, ``sp`` and ``cp``."""
+    index[v] = counter
+    low[v] = counter
+    stack[sp] = v
+    call[cp] = v
+    eptr[v] = adj_start[v]
+
+
+@njit(cache=True)
 def group_valid(
     members: np.ndarray,
     slot: np.ndarray,
@@ -335,27 +358,19 @@ def group_valid(
         if s >= m and cap[s - m] == 0:
             continue
         cp = 0
-        call[cp] = s
-        cp += 1
-        index[s] = counter
-        low[s] = counter
+        _open_node(s, counter, sp, cp, index, low, stack, call, eptr, adj_start)
         counter += 1
-        stack[sp] = s
         sp += 1
-        eptr[s] = adj_start[s]
+        cp += 1
         while cp > 0:
             u = call[cp - 1]
             if eptr[u] < adj_start[u + 1]:
                 w = adj[eptr[u]]
                 eptr[u] += 1
                 if index[w] < 0:
-                    index[w] = counter
-                    low[w] = counter
+                    _open_node(w, counter, sp, cp, index, low, stack, call, eptr, adj_start)
                     counter += 1
-                    stack[sp] = w
                     sp += 1
-                    eptr[w] = adj_start[w]
-                    call[cp] = w
                     cp += 1
                 elif comp[w] < 0:  # on the stack
                     if index[w] < low[u]:

@@ -415,34 +415,39 @@ def _utility(release: Release, opts: dict) -> Finding:
     res = default_measures(release, queries=opts["queries"], qd=qd, seed=opts["seed"])
     if "workload-error" not in res:  # plain k-anonymity: information loss only
         ncp = res["ncp"].to_json()
-        return Finding(
-            key="utility",
-            title="Utility: information loss",
-            paper="LeFevre et al. discernibility; Xu et al. NCP",
-            attacker="—",
-            promise="—",
-            verdict="info",
-            headline="no COUNT-query workload (its queries need a sensitive attribute); "
-            f"normalized certainty penalty {float(ncp.get('value', float('nan'))):.3f}",
-            measures={k: v.to_json() for k, v in res.items()},
+        title = "Utility: information loss"
+        paper = "LeFevre et al. discernibility; Xu et al. NCP"
+        headline = (
+            "no COUNT-query workload (its queries need a sensitive attribute); "
+            f"normalized certainty penalty {float(ncp.get('value', float('nan'))):.3f}"
         )
-    work = res["workload-error"].to_json()
+        workload: dict[str, Any] = {}
+    else:
+        work = res["workload-error"].to_json()
+        title = "Utility: COUNT-query workload and information loss"
+        paper = "Xiao & Tao (Anatomy, VLDB 2006) workload; LeFevre et al. discernibility"
+        headline = (
+            f"{opts['queries']:,} random COUNT queries: mean relative error "
+            f"{work['mean_relative_error']:.3f}, median {work['median_relative_error']:.3f}"
+        )
+        workload = {
+            "plot": {
+                "kind": "errors",
+                "errors": res["workload-error"].relative_error,
+                "label": "relative error of each query",
+            },
+            "settings": {"queries": opts["queries"], "qd": qd, "selectivity": 0.05},
+        }
     return Finding(
         key="utility",
-        title="Utility: COUNT-query workload and information loss",
-        paper="Xiao & Tao (Anatomy, VLDB 2006) workload; LeFevre et al. discernibility",
+        title=title,
+        paper=paper,
         attacker="—",
         promise="—",
         verdict="info",
-        headline=f"{opts['queries']:,} random COUNT queries: mean relative error "
-        f"{work['mean_relative_error']:.3f}, median {work['median_relative_error']:.3f}",
+        headline=headline,
         measures={k: v.to_json() for k, v in res.items()},
-        plot={
-            "kind": "errors",
-            "errors": res["workload-error"].relative_error,
-            "label": "relative error of each query",
-        },
-        settings={"queries": opts["queries"], "qd": qd, "selectivity": 0.05},
+        **workload,
     )
 
 
