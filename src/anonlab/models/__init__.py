@@ -330,12 +330,21 @@ def _check_each(release: Release, spec: Model, names: tuple[str, ...], params: d
     holds for every one, as ARX applies a criterion per sensitive attribute.
 
     Each group's value is its worst over the attributes, the achieved level the worst of
-    those, and a group violates the model if it does for any attribute; ``details["per_attribute"]``
-    gives each attribute's verdict, level and violations. This is not Machanavajjhala et al.'s
-    multi-attribute ℓ-diversity (TKDD 2007, §7.1), which also treats the other sensitive
-    attributes as quasi-identifiers (an attacker who knows a person's insurer); the audit's
+    those, and a group violates the model if it does for any attribute;
+    ``details["per_attribute"]`` gives each attribute's verdict, level and violations; a
+    parameter the checks filled in differently per attribute (t-closeness's automatic
+    distance) is given per attribute. ``sensitive_values`` names values of one attribute and is
+    refused. This is not Machanavajjhala et al.'s multi-attribute ℓ-diversity (TKDD 2007,
+    §7.1), which also treats the other sensitive attributes as quasi-identifiers (an attacker
+    who knows a person's insurer); the audit's
     attacks run per attribute as well.
     """
+    if params.get("sensitive_values") is not None:
+        raise AnonlabError(
+            f"sensitive_values names values of one sensitive attribute and the release has "
+            f"{len(names)} ({', '.join(names)}); every value of each is protected, or check "
+            "one attribute (release.for_sensitive(name))"
+        )
     results = {
         name: spec.function(release.for_sensitive(name), **_for_attribute(params, name, names))
         for name in names
@@ -360,7 +369,11 @@ def _check_each(release: Release, spec: Model, names: tuple[str, ...], params: d
             for name, r in results.items()
         }
     }
-    parameters = dict(first.parameters)
+    parameters: dict = {}
+    for key in first.parameters:  # one value, or one per attribute where they differ
+        values = {name: r.parameters.get(key) for name, r in results.items()}
+        same = all(v == values[names[0]] for v in values.values())
+        parameters[key] = values[names[0]] if same else values
     parameters["sensitive_attributes"] = list(names)
     return build_result(
         spec.name, parameters, per_group, violating, release.group_sizes,
