@@ -296,6 +296,7 @@ def test_registry():
             "m-confidentiality",
             "ck-safety",
             "matching-l-diversity",
+            "multi-attribute-l-diversity",
         ]
     )
     for name, spec in models.MODELS.items():

@@ -60,6 +60,8 @@ def parameter_strategy(name: str, n: int, d: int) -> st.SearchStrategy[dict]:
         )
     if name == "m-confidentiality":
         return st.fixed_dictionaries({"m": st.integers(1, 3), "sensitive_values": subsets})
+    if name == "multi-attribute-l-diversity":  # one sensitive attribute here: frequency ℓ
+        return st.fixed_dictionaries({"l": st.integers(1, 3)})
     if name == "matching-l-diversity":
         matrix = st.lists(st.booleans(), min_size=n * d, max_size=n * d)
         return st.fixed_dictionaries(
@@ -144,6 +146,7 @@ def _release(sensitive: str, groups: list[int]) -> Release:
 NOT_MONOTONE_WITH_SUPPRESSION = {
     # {a,b} holds, {a} violates (1 record); {a,a,b}: 3 records violate
     "l-diversity": ({"l": 2}, "aba", [0, 0, 1], [0, 0, 0]),
+    "multi-attribute-l-diversity": ({"l": 2}, "aba", [0, 0, 1], [0, 0, 0]),
     "entropy-l-diversity": ({"l": 2}, "aba", [0, 0, 1], [0, 0, 0]),
     "recursive-cl-diversity": ({"c": 1, "l": 2}, "abca", [0, 0, 0, 1], [0, 0, 0, 0]),
     "m-confidentiality": ({"m": 2}, "aba", [0, 0, 1], [0, 0, 0]),

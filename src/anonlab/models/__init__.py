@@ -29,6 +29,7 @@ from anonlab.models import k_anonymity as _k
 from anonlab.models import l_diversity as _l
 from anonlab.models import m_confidentiality as _m
 from anonlab.models import matching_l_diversity as _ml
+from anonlab.models import multi_attribute as _ma
 from anonlab.models import t_closeness as _t
 from anonlab.models.result import CheckResult, build_result
 from anonlab.release import Release
@@ -63,6 +64,10 @@ class Model:
         The check reads only the group sizes and the published sensitive histogram, so it can
         be computed from map-reduced statistics; False for a check that reads the records
         (matching ℓ-diversity's per-record incompatibilities).
+    all_attributes : bool
+        The check reads every sensitive attribute of a release at once (multi-attribute
+        ℓ-diversity); any other model reading sensitive values is checked once per attribute
+        by :func:`check`.
     sensitive_hierarchy_when : mapping
         Parameter values under which the check needs a hierarchy on the sensitive attribute
         (t-closeness with ``distance="hierarchical"``); empty if it never does.
@@ -80,6 +85,7 @@ class Model:
     monotone_with_suppression: bool = False
     reads_sensitive: bool = True
     group_statistics: bool = True
+    all_attributes: bool = False
     sensitive_hierarchy_when: Mapping[str, object] = field(default_factory=dict)
     parameters: tuple[str, ...] = field(init=False)
     required: tuple[str, ...] = field(init=False)
@@ -188,6 +194,15 @@ MODELS: dict[str, Model] = {
             "min",
             group_statistics=False,
         ),
+        Model(
+            "multi-attribute-l-diversity",
+            _ma.multi_attribute_l_diversity,
+            "each sensitive attribute l-diverse among the records of a group sharing the other "
+            "sensitive attributes' values (Machanavajjhala et al.)",
+            "min",
+            group_statistics=False,
+            all_attributes=True,
+        ),
     )
 }
 
@@ -279,7 +294,7 @@ def check(release: Release, model: str, **params: object) -> CheckResult:
             f"{list(spec.parameters)} (required: {list(spec.required)})"
         )
     names = release.table.sensitive_attributes
-    if spec.reads_sensitive and len(names) > 1:
+    if spec.reads_sensitive and len(names) > 1 and not spec.all_attributes:
         return _check_each(release, spec, names, params)
     return spec.function(release, **params)
 
@@ -334,10 +349,10 @@ def _check_each(release: Release, spec: Model, names: tuple[str, ...], params: d
     ``details["per_attribute"]`` gives each attribute's verdict, level and violations; a
     parameter the checks filled in differently per attribute (t-closeness's automatic
     distance) is given per attribute. ``sensitive_values`` names values of one attribute and is
-    refused. This is not Machanavajjhala et al.'s multi-attribute ℓ-diversity (TKDD 2007,
-    §7.1), which also treats the other sensitive attributes as quasi-identifiers (an attacker
-    who knows a person's insurer); the audit's
-    attacks run per attribute as well.
+    refused. This is not Machanavajjhala et al.'s multi-attribute ℓ-diversity (ICDE 2006 /
+    TKDD 2007, multiple sensitive attributes; :mod:`anonlab.models.multi_attribute` checks
+    it), which also treats the other sensitive attributes as quasi-identifiers (an attacker
+    who knows a person's insurer); the audit's attacks run per attribute as well.
     """
     if params.get("sensitive_values") is not None:
         raise AnonlabError(

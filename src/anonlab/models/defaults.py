@@ -57,6 +57,10 @@ def check_specs(
         ),
         ("m-confidentiality", {"m": m if m is not None else l, "sensitive_values": sv}),
     ]
+    if len(release.table.sensitive_attributes) > 1 or (
+        only and "multi-attribute-l-diversity" in only
+    ):  # an attacker who knows some of a person's sensitive values (Machanavajjhala et al.)
+        specs.append(("multi-attribute-l-diversity", {"l": l}))
     if made_for_ck or (only and "ck-safety" in only):
         if ck["c"] is None or ck["k"] is None:
             raise AnonlabError("ck-safety needs --c (in (0, 1]) and --k (implications, >= 0)")
