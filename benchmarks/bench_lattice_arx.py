@@ -36,22 +36,18 @@ from __future__ import annotations
 import argparse
 import os
 import pathlib
-import platform
 import statistics
-import subprocess
 import sys
 import time
 
-import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-import anonlab  # noqa: E402
 from anonlab import Table, datasets  # noqa: E402
 from anonlab.anonymize.lattice import lattice  # noqa: E402
 from anonlab.table import read_frame  # noqa: E402
-from java_loop import JavaLoop, compile_java  # noqa: E402
-from timing import cpu_name, row  # noqa: E402
+from java_loop import JavaLoop, compile_java, environment  # noqa: E402
+from timing import row  # noqa: E402
 
 HERE = pathlib.Path(__file__).resolve().parent
 QI = ["age", "sex", "race", "marital-status", "education", "native-country", "workclass"]
@@ -176,19 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     started = time.perf_counter()
     classpath = compile_arx(args.arx, args.build)
-    java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr
-    import numba
-
-    print(
-        f"## Lattice search beside ARX 3.9.2, same run\n\n"
-        f"{platform.machine()}, {cpu_name()}, {os.cpu_count()} CPUs, load average "
-        f"{os.getloadavg()[0]:.2f} at start; Python {platform.python_version()}, numpy "
-        f"{np.__version__}, pandas {pd.__version__}, numba {numba.__version__}, anonlab from "
-        f"{pathlib.Path(anonlab.__file__).parent}; {java.splitlines()[0]} "
-        f"({java.splitlines()[-1].strip()}); median of {args.repeat} alternating pairs after "
-        f"one warm-up each.\n",
-        flush=True,
-    )
+    print(environment("Lattice search beside ARX 3.9.2, same run", args.repeat), flush=True)
     text = read_frame(args.arx / "data" / "adult.csv", sep=";")
     hierarchies = {
         k: v for k, v in datasets.load_hierarchies("adult-train", "arx").items() if k in QI

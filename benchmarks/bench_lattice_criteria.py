@@ -39,9 +39,7 @@ import argparse
 import math
 import os
 import pathlib
-import platform
 import statistics
-import subprocess
 import sys
 import time
 
@@ -49,7 +47,6 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-import anonlab  # noqa: E402
 from anonlab import Table, datasets, models  # noqa: E402
 from anonlab.anonymize import generalize  # noqa: E402
 from anonlab.anonymize.lattice import (  # noqa: E402
@@ -60,8 +57,8 @@ from anonlab.anonymize.lattice import (  # noqa: E402
 )
 from anonlab.table import read_frame  # noqa: E402
 from bench_lattice_arx import QI, _same  # noqa: E402
-from java_loop import JavaLoop, compile_java  # noqa: E402
-from timing import cpu_name, row  # noqa: E402
+from java_loop import JavaLoop, compile_java, environment  # noqa: E402
+from timing import row  # noqa: E402
 
 HERE = pathlib.Path(__file__).resolve().parent
 COLUMNS_NOT_QI = ["occupation", "salary-class"]
@@ -255,17 +252,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     started = time.perf_counter()
     classpath = compile_arx(args.arx, args.build)
-    java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr
-    import numba
-
     print(
-        f"## Combined criteria and several sensitive attributes, lattice beside ARX 3.9.2\n\n"
-        f"{platform.machine()}, {cpu_name()}, {os.cpu_count()} CPUs, load average "
-        f"{os.getloadavg()[0]:.2f} at start; Python {platform.python_version()}, numpy "
-        f"{np.__version__}, pandas {pd.__version__}, numba {numba.__version__}, anonlab from "
-        f"{pathlib.Path(anonlab.__file__).parent}; {java.splitlines()[0]} "
-        f"({java.splitlines()[-1].strip()}); median of {args.repeat} alternating pairs after "
-        f"one warm-up each.\n",
+        environment(
+            "Combined criteria and several sensitive attributes, lattice beside ARX 3.9.2",
+            args.repeat,
+        ),
         flush=True,
     )
     text = read_frame(args.arx / "data" / "adult.csv", sep=";")

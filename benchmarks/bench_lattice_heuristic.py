@@ -37,9 +37,7 @@ import argparse
 import csv
 import os
 import pathlib
-import platform
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -48,14 +46,13 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-import anonlab  # noqa: E402
 from anonlab import Hierarchy, Table, datasets  # noqa: E402
 from anonlab.anonymize.lattice import NodeCheck, model_parameters, searchable_table  # noqa: E402
 from anonlab.anonymize.lightning import lightning  # noqa: E402
 from anonlab.hierarchy_builders import build_hierarchy  # noqa: E402
 from anonlab.table import read_frame  # noqa: E402
-from java_loop import JavaLoop, compile_java  # noqa: E402
-from timing import cpu_name, row  # noqa: E402
+from java_loop import JavaLoop, compile_java, environment  # noqa: E402
+from timing import row  # noqa: E402
 
 HERE = pathlib.Path(__file__).resolve().parent
 QI = [
@@ -186,17 +183,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     started = time.perf_counter()
     classpath = compile_arx(args.arx, args.build)
-    java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr
-    import numba
-
     print(
-        f"## Heuristic lattice search beside ARX 3.9.2, same run\n\n"
-        f"{platform.machine()}, {cpu_name()}, {os.cpu_count()} CPUs, load average "
-        f"{os.getloadavg()[0]:.2f} at start; Python {platform.python_version()}, numpy "
-        f"{np.__version__}, numba {numba.__version__}, anonlab from "
-        f"{pathlib.Path(anonlab.__file__).parent}; {java.splitlines()[0]}; median of "
-        f"{args.repeat} alternating pairs after one warm-up each.\n",
-        flush=True,
+        environment("Heuristic lattice search beside ARX 3.9.2, same run", args.repeat), flush=True
     )
     budgets = [("checks", int(c)) for c in args.checks.split(",") if c]
     budgets += [("seconds", float(s)) for s in args.seconds.split(",") if s]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import platform
 import subprocess
 
 
@@ -15,6 +16,28 @@ def compile_java(arx: pathlib.Path, build: pathlib.Path, sources: list[pathlib.P
     classpath = os.pathsep.join([str(build), str(arx / "lib" / "*")])
     subprocess.run(["javac", "-cp", classpath, "-d", str(build), *map(str, sources)], check=True)
     return classpath
+
+
+def environment(title: str, repeat: int) -> str:
+    """The heading and the sentence every ARX side-by-side benchmark prints first: machine, CPU,
+    load, the Python side's versions, the JVM's, and how times are taken."""
+    import numba
+    import numpy as np
+    import pandas as pd
+
+    import anonlab
+    from timing import cpu_name
+
+    java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr
+    return (
+        f"## {title}\n\n"
+        f"{platform.machine()}, {cpu_name()}, {os.cpu_count()} CPUs, load average "
+        f"{os.getloadavg()[0]:.2f} at start; Python {platform.python_version()}, numpy "
+        f"{np.__version__}, pandas {pd.__version__}, numba {numba.__version__}, anonlab from "
+        f"{pathlib.Path(anonlab.__file__).parent}; {java.splitlines()[0]} "
+        f"({java.splitlines()[-1].strip()}); median of {repeat} alternating pairs after "
+        f"one warm-up each.\n"
+    )
 
 
 class JavaLoop:
