@@ -73,8 +73,11 @@ def test_anonymize_writes_manifest_with_seed_and_parameters(released):
 def test_check_json_reports_holds_per_model(released, cli):
     report = run_json(["check", str(released)], cli)
     by_model = {c["model"]: c for c in report["checks"]}
-    # ck-safety only when asked for; matching ℓ-diversity needs rules (`anonlab attack rules`)
-    assert set(by_model) == set(models.available()) - {"ck-safety", "matching-l-diversity"}
+    # ck-safety only when asked for; matching ℓ-diversity needs rules (`anonlab attack rules`);
+    # multi-attribute ℓ-diversity only with several sensitive attributes
+    assert set(by_model) == set(models.available()) - {
+        "ck-safety", "matching-l-diversity", "multi-attribute-l-diversity"
+    }  # fmt: skip
     assert by_model["l-diversity"]["holds"] is True
     assert by_model["k-anonymity"]["holds"] is True
     # t = 0.01 is far stricter than what Mondrian at ℓ = 4 gives: must be violated.

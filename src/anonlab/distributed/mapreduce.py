@@ -38,6 +38,7 @@ keeps each block in its task graph (the driver holds the table anyway in this pr
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -248,14 +249,23 @@ def map_blocks(
         # A worker killed at the wrong moment can make the scheduler forget a map task
         # ("cancelled ... already forgotten") instead of rescheduling it; seen once in four full
         # test runs. The whole map is then submitted again, once, with fresh keys.
+        # Likewise a broadcast scatter can reach the scheduler before it has removed a worker
+        # just killed: it fails with a KeyError naming the worker (seen once in a full run);
+        # it is scattered again, once, after the scheduler has had a moment.
         for attempt in range(2):
-            if isinstance(shared, PerBlock):
-                shared_args = _place(client, list(shared.items), "item")
-                to_cancel = list(shared_args)
-            else:
-                shared_future = client.scatter([shared], broadcast=True, hash=False)[0]
-                shared_args = [shared_future] * n_blocks
-                to_cancel = [shared_future]
+            try:
+                if isinstance(shared, PerBlock):
+                    shared_args = _place(client, list(shared.items), "item")
+                    to_cancel = list(shared_args)
+                else:
+                    shared_future = client.scatter([shared], broadcast=True, hash=False)[0]
+                    shared_args = [shared_future] * n_blocks
+                    to_cancel = [shared_future]
+            except KeyError:
+                if attempt == 0:
+                    time.sleep(0.5)
+                    continue
+                raise
             name = getattr(function, "__name__", "map").strip("_")
             futures = client.map(
                 function, partitions.futures, shared_args, pure=False, retries=2,
