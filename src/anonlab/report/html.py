@@ -114,13 +114,16 @@ def _cell(value: Any) -> str:
 
 
 def parameters_text(parameters: dict[str, Any] | None) -> str:
-    """``"k = 5, l = 3, sensitive_values = a, b"``: a release's parameters in words."""
+    """``"k = 5, l = 3, sensitive_values = a, b"``: a release's parameters in words (a mapping
+    as ``levels = age 3, sex 1``, never JSON)."""
     items = []
     for key, value in (parameters or {}).items():
         if value is None:
             continue
         if isinstance(value, list | tuple):
             value = ", ".join(map(str, value))
+        elif isinstance(value, dict):  # levels {"age": 3}, a distance per attribute
+            value = ", ".join(f"{k} {_fmt(v)}" for k, v in value.items())
         items.append(f"{key} = {_fmt(value)}")
     return "; ".join(items) or "no parameters"
 
@@ -265,12 +268,15 @@ def render_html(audit: Audit, title: str | None = None, *, redact: bool = False)
         audit = audit.redacted()
     r = audit.release
     title = title or f"anonlab audit: {r.get('algorithm')} release"
+    sensitive = r.get("sensitive")
+    if isinstance(sensitive, list):  # several sensitive attributes
+        sensitive = ", ".join(sensitive)
     summary = (
         f"{r['records']:,} records in {r['groups']:,} groups ({r['scheme']}); "
         f"quasi-identifiers {', '.join(r['quasi_identifiers'])}; "
         + (
-            f"sensitive {r['sensitive']}; "
-            if r.get("sensitive") is not None
+            f"sensitive {sensitive}; "
+            if sensitive is not None
             else "no sensitive attribute (plain k-anonymity); "
         )  # fmt: skip
         + f"made by {r.get('algorithm')} with {parameters_text(r.get('parameters'))}."
