@@ -30,8 +30,11 @@ def frame_to_markdown(frame: pd.DataFrame, floatfmt: str = ".4f") -> str:
 
 def write_report(out: Path, parts: Sequence[str], seconds: float, note: str = "") -> str:
     """End an experiment's report: append ``Total time {seconds} s{note}.``, join the parts with
-    blank lines, write the text to ``out / "report.md"``, print it and return it."""
+    blank lines, write the text to ``out / "report.md"`` (through a temporary file, so a failed
+    run leaves no half-written report), print it and return it."""
+    from anonlab.atomic_output import atomic_write_text
+
     text = "\n\n".join([*parts, f"Total time {seconds:.1f} s{note}."]) + "\n"
-    (out / "report.md").write_text(text)
+    atomic_write_text(out / "report.md", text)
     print(text)
     return text
