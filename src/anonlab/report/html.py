@@ -1,8 +1,8 @@
 """An :class:`~anonlab.report.audit.Audit` as one self-contained HTML page.
 
-No network: the CSS is inline and the plots are inline SVG (text drawn as paths). Every value
-that comes from data or settings goes through :func:`html.escape`, so a cell holding
-``<script>`` shows as text.
+No network: the CSS is inline and the plots are inline SVG written directly
+(:mod:`anonlab.report.svg_chart`, text escaped). Every value that comes from data or settings
+goes through :func:`html.escape`, so a cell holding ``<script>`` shows as text.
 
 Every page opens with a banner stating what it is: :data:`~anonlab.report.audit.INTERNAL` for a
 report with record-level findings, :data:`~anonlab.report.audit.REDACTED` for the shareable form
