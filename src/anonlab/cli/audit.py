@@ -25,28 +25,18 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from anonlab.cli.common import (
-    BOUNDS_DECIDE,
-    CHAINS,
-    FOREGROUND_ATTRIBUTES,
+    AUDIT_OPTIONS,
     JSON,
-    K_MAX,
-    MAX_RISK,
-    MAX_SHARE_AT_RISK,
-    MIN_EXP,
-    QUERIES,
-    SWEEPS,
-    TARGETS,
-    WORST_CASE_K,
-    audit_budget,
+    AuditOptions,
     emit_json,
     err,
     open_release,
     out,
     split_list,
+    takes_audit_options,
     truth_from_data,
 )
 from anonlab.errors import AnonlabError
-from anonlab.report.decision import Thresholds
 
 
 def register(app: typer.Typer, attack_app: typer.Typer) -> None:
@@ -129,6 +119,7 @@ def _write_at_risk(frame, path: Path) -> None:
     atomic_write_bytes(path, buffer.getvalue())
 
 
+@takes_audit_options()
 def audit_command(
     release_dir: Path = typer.Argument(..., help="A release directory."),
     data: Path | None = typer.Option(
@@ -149,17 +140,7 @@ def audit_command(
     stages: str | None = typer.Option(
         None, "--stages", help="Comma-separated subset of the stages (default: all)."
     ),
-    targets: int = TARGETS,
-    chains: int = CHAINS,
-    sweeps: int = SWEEPS,
-    k_max: int = K_MAX,
-    worst_case_k: int = WORST_CASE_K,
-    queries: int = QUERIES,
-    min_exp: float = MIN_EXP,
-    foreground_attributes: int = FOREGROUND_ATTRIBUTES,
-    max_risk: float = MAX_RISK,
-    max_share_at_risk: float = MAX_SHARE_AT_RISK,
-    bounds_decide: bool = BOUNDS_DECIDE,
+    audit: AuditOptions = AUDIT_OPTIONS,
     seed: int = typer.Option(
         0,
         "--seed",
@@ -182,16 +163,15 @@ def audit_command(
     Both are internal documents (they list individual records) unless --redact is given.
     """
     from anonlab.atomic_output import require_file_free
-    from anonlab.report import audit, stage_names, write_html, write_json
+    from anonlab.report import audit as run_audit
+    from anonlab.report import stage_names, write_html, write_json
     from anonlab.report.audit import at_risk_frame
     from anonlab.resources import check_audit_sizes
 
     release = open_release(release_dir)
     if data is not None:
         truth_from_data(release, data)  # the release must be this table's
-    budget = audit_budget(
-        targets, chains, sweeps, k_max, worst_case_k, queries, min_exp, foreground_attributes
-    )
+    budget = audit.budget()
     chosen = split_list(stages)
     known = stage_names()
     if chosen is not None:
@@ -211,13 +191,13 @@ def audit_command(
     for view in [release.for_sensitive(a) for a in several] if len(several) > 1 else [release]:
         check_audit_sizes(view, **budget.sizes())
     show = not as_json and err.is_terminal
-    thresholds = Thresholds(max_risk, max_share_at_risk, bounds_decide)
+    thresholds = audit.thresholds()
     kwargs = dict(stages=chosen, budget=budget, seed=seed, thresholds=thresholds)
     if show:
         with AuditProgress(list(chosen or known), err) as bar:
-            result = audit(release, on_progress=bar.update, **kwargs)
+            result = run_audit(release, on_progress=bar.update, **kwargs)
     else:
-        result = audit(release, **kwargs)
+        result = run_audit(release, **kwargs)
     if at_risk is not None:  # from the internal audit, before any redaction
         _write_at_risk(at_risk_frame(result, release), at_risk)
     if redact:
