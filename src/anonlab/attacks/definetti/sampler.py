@@ -168,7 +168,7 @@ def _exact_update(
 
 @njit(cache=True)
 def _metropolis_update(
-    cells, assign, counts, logphi, collapsed, lo, m, order, moves, prior, state, c, post, slot,
+    cells, assign, counts, logphi, collapsed, lo, m, order, moves, logk, state, c, post, slot,
     keep,
 ):  # fmt: skip
     """Metropolis–Hastings over one group's permutation by random transpositions.
@@ -196,12 +196,11 @@ def _metropolis_update(
             cb = cells[rb, f]
             if ca == cb:
                 continue
-            if collapsed:
-                log_ratio += math.log(
-                    (counts[ca, vb] + prior)
-                    * (counts[cb, va] + prior)
-                    / ((counts[ca, va] - 1 + prior) * (counts[cb, vb] - 1 + prior))
-                )
+            if collapsed:  # logk[k] = log(k + prior): four lookups instead of a logarithm
+                log_ratio += (
+                    logk[counts[ca, vb]] + logk[counts[cb, va]]
+                    - logk[counts[ca, va] - 1] - logk[counts[cb, vb] - 1]
+                )  # fmt: skip
             else:
                 log_ratio += logphi[ca, vb] + logphi[cb, va] - logphi[ca, va] - logphi[cb, vb]
         if math.log(max(_uniform(state, c), 1e-300)) < log_ratio:
@@ -276,7 +275,7 @@ def _run_chain(
             elif m > 1:
                 _metropolis_update(
                     cells, assign, counts, logphi, collapsed, lo, m, order, moves_per_record * m,
-                    prior, state, c, post, slot, keep,
+                    logk, state, c, post, slot, keep,
                 )  # fmt: skip
             elif keep and slot[order[lo]] >= 0:  # a group of one: its value is known
                 post[slot[order[lo]], assign[order[lo]]] += 1.0
