@@ -501,6 +501,12 @@ def test_discharges_with_diagnosis_and_insurer_sensitive_under_k_and_l_together(
     assert code == 2 and "'icd10', 'insurer'" in err and "--sensitive icd10" in err
     code, out, err = cli(["attack", "definetti", str(release), "--sensitive", "zip"])
     assert code == 2 and "'zip' is not a sensitive attribute" in err
+    code, out, err = cli(["utility", str(release), "--queries", "200", "--json"])
+    assert code == 2 and "--sensitive icd10" in err
+    code, out, err = cli(["utility", str(release), "--queries", "200", "--sensitive", "insurer",
+                          "--json"])  # fmt: skip
+    assert code == 0, err
+    assert json.loads(out)["workload-error"]["n_queries"] == 200
 
 
 def test_compare_with_two_sensitive_attributes(cli, hospital, draft, tmp_path):

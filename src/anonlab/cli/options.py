@@ -358,8 +358,8 @@ RELEASE_DIR = typer.Argument(..., help="A release directory.")
 ATTACKED = typer.Option(
     None,
     "--sensitive",
-    help="The sensitive attribute to attack, when the release has several (the audit attacks "
-    "each).",
+    help="When the release has several sensitive attributes: the one to attack or measure "
+    "(the audit takes each).",
 )
 
 

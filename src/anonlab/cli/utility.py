@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from anonlab.cli.common import (
+    ATTACKED,
     CLUSTER,
     JSON,
     RELEASE_DIR,
@@ -106,6 +107,7 @@ def _print_utility(results: dict[str, dict], title: str) -> None:
 
 def utility(
     release_dir: Path = RELEASE_DIR,
+    sensitive: str | None = ATTACKED,
     queries: int = typer.Option(10_000, "--queries", help="Number of COUNT queries."),
     qd: int = typer.Option(3, "--qd", help="Quasi-identifiers per query."),
     selectivity: float = typer.Option(0.05, "--selectivity", help="Expected selectivity s."),
@@ -140,7 +142,7 @@ def utility(
     from anonlab.cli.common import client_from_options
     from anonlab.resources import check_queries
 
-    release = open_release_with_workers(release_dir, workers)
+    release = open_release_with_workers(release_dir, workers, sensitive)
     frame = None
     if population is not None:
         from anonlab.table import read_frame
