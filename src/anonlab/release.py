@@ -233,13 +233,10 @@ class Release:
                 self.scheme, reference,
             )  # fmt: skip
         out = Release.__new__(Release)
-        out.__dict__.update(self.__dict__)
-        for cached in ("group_sizes", "sensitive_histogram", "generalization", "_group_order"):
-            out.__dict__.pop(cached, None)
+        out.__dict__.update(self.__dict__)  # groups, sizes and generalization are shared
+        out.__dict__.pop("sensitive_histogram", None)  # the one cache that reads the attribute
         out.table = view_table
         out.reference_counts = reference
-        if "group_sizes" in self.__dict__:
-            out.__dict__["group_sizes"] = self.__dict__["group_sizes"]
         return out
 
     @classmethod

@@ -525,10 +525,14 @@ def check_audit_sizes(
     """The audit's count-like parameters (``--targets``, ``--chains``, ``--sweeps``,
     ``--k-max``, ``--queries``) against the memory available, before any stage runs. ``obj`` is
     the release (``anonlab audit``) or the table (``compare``, ``demo``: bounds for any release
-    of it)."""
-    check_definetti(obj, targets, chains, sweeps, available=available)
-    check_worst_case_k(obj, k_max, available=available)
-    check_queries(obj, queries, available=available)
+    of it). With several sensitive attributes the attacks run once per attribute, so each
+    attribute's view (``obj.for_sensitive(name)``) is checked."""
+    table = getattr(obj, "table", obj)
+    names = table.sensitive_attributes
+    for view in [obj.for_sensitive(a) for a in names] if len(names) > 1 else [obj]:
+        check_definetti(view, targets, chains, sweeps, available=available)
+        check_worst_case_k(view, k_max, available=available)
+        check_queries(view, queries, available=available)
 
 
 #: Memory a local Dask worker process needs before it holds any data (interpreter, numpy,

@@ -187,9 +187,7 @@ def audit_command(
         raise AnonlabError(f"--at-risk {str(at_risk)!r}: use a .csv or .parquet file name")
     report = report or release_dir / "audit.html"
     summary = summary or release_dir / "audit.json"
-    several = release.table.sensitive_attributes  # the attacks run once per attribute
-    for view in [release.for_sensitive(a) for a in several] if len(several) > 1 else [release]:
-        check_audit_sizes(view, **budget.sizes())
+    check_audit_sizes(release, **budget.sizes())
     show = not as_json and err.is_terminal
     thresholds = audit.thresholds()
     kwargs = dict(stages=chosen, budget=budget, seed=seed, thresholds=thresholds)

@@ -236,7 +236,10 @@ def parts(model: str | Sequence[str]) -> list[Model]:
     names = model.split(COMBINATION) if isinstance(model, str) else list(model)
     found: list[Model] = []
     for name in names:
-        spec = get(name.strip() if isinstance(name, str) else name)
+        name = name.strip() if isinstance(name, str) else name
+        if not isinstance(name, str) or (name not in MODELS and name not in ALIASES):
+            raise AnonlabError(f"unknown model {name!r}; available: {available()}")
+        spec = get(name)
         if spec in found:
             raise AnonlabError(f"model {spec.name!r} is named twice in {model!r}")
         found.append(spec)

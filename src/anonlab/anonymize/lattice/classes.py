@@ -67,6 +67,7 @@ class Partition:
         count: np.ndarray,
         of_source: np.ndarray | None = None,
         failing: np.ndarray | None = None,
+        failing_bounded: np.ndarray | None = None,
     ) -> None:
         self.levels = levels
         self.rep = rep
@@ -77,7 +78,7 @@ class Partition:
         self.n = len(size)
         self.of_source = of_source
         self.failing = failing
-        self.failing_bounded = None
+        self.failing_bounded = failing_bounded
 
 
 class Partitions:
@@ -182,11 +183,10 @@ class Partitions:
             self._slots, *(self.fast if self.fast is not None else _NO_CRITERIA),
             self.reference, self.table.n_rows,
         )  # fmt: skip
-        part = Partition(
-            node, rep, size, cell, value, count, of_source if keep_map else None, failing
-        )
-        part.failing_bounded = failing_bounded
-        return part
+        return Partition(
+            node, rep, size, cell, value, count, of_source if keep_map else None, failing,
+            failing_bounded,
+        )  # fmt: skip
 
     def partition(self, node: np.ndarray) -> Partition:
         """The classes of ``node``, rolled up from the stored partition below it with the fewest

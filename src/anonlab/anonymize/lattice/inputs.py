@@ -46,15 +46,11 @@ def model_parameters(model: str, **given: object) -> tuple[str, dict]:
     unknown = [key for key in given if key not in MODEL_PARAMETERS]
     if unknown:
         raise TypeError(f"model_parameters() got unexpected keyword arguments {unknown}")
-    names = model.split(models.COMBINATION) if isinstance(model, str) else list(model)
-    for name in names:
-        name = name.strip() if isinstance(name, str) else name
-        if name not in models.available() and name not in models.ALIASES:
-            raise AnonlabError(f"unknown model {name!r}; available: {models.available()}")
+    name = models.combined_name(model)  # raises naming an unknown model
     params = {key: given[key] for key in MODEL_PARAMETERS if given.get(key) is not None}
     if "sensitive_values" in params:
         params["sensitive_values"] = list(params["sensitive_values"])
-    return models.combined_name(names), params
+    return name, params
 
 
 def searchable_table(table: Table) -> Table:
