@@ -140,7 +140,9 @@ def run_anonlab(frame: pd.DataFrame, hierarchies: dict, sensitive: list[str], mo
         "classes": int(release.n_groups),
         "suppressed": int(release.manifest["suppressed_records"]),
         "loss": repr(float(release.manifest["lattice"]["metric_value"])),
-        "checked": int(release.manifest["lattice"]["checked"]),
+        "checked": int(
+            release.manifest["lattice"].get("nodes_touched", release.manifest["lattice"]["checked"])
+        ),
     }
 
 

@@ -228,12 +228,17 @@ def _search_with_suppression(
     # Prune with the model; else with those of its parts that are monotone with suppression
     # (a node holding them is still checked whole: `whole` below).
     whole = not prunes_failures(model, limit) and candidates.bounded_pruning()
+    bounded: set[int] = set()  # nodes whose monotone parts were checked (`whole` only)
+
+    def bounded_holds(node: np.ndarray) -> bool:
+        bounded.add(int(node @ strides))
+        return candidates.suppressed_bounded(node) <= limit
+
     search = (
         MonotoneSearch(lambda node: evaluate(int(node @ strides))[0] <= limit, nodes, heights,
                         order_rank(order))
         if prunes_failures(model, limit)
-        else MonotoneSearch(lambda node: candidates.suppressed_bounded(node) <= limit, nodes,
-                            heights, order_rank(order))
+        else MonotoneSearch(bounded_holds, nodes, heights, order_rank(order))
         if whole else None
     )  # fmt: skip
     best, best_cost = None, np.inf
@@ -275,6 +280,10 @@ def _search_with_suppression(
         "lattice": {
             "nodes": int(len(nodes)),
             "checked": len(evaluated),
+            # with pruning on a combination's monotone parts: the nodes checked on those parts
+            # only, and the distinct nodes checked either way
+            **({"checked_monotone_parts": len(bounded),
+                "nodes_touched": len(bounded | set(evaluated))} if whole else {}),
             "suppression_limit": limit,
             "metric_value": float(best_cost),
         },
