@@ -530,3 +530,40 @@ def test_compare_with_two_sensitive_attributes(cli, hospital, draft, tmp_path):
     shares = {k: a["share"] for k, a in lattice["attacks"].items()}
     assert lattice["at_risk_share"] == max(shares.values())
     assert lattice["strongest_attack"] == max(shares, key=shares.get)
+
+
+def test_several_sensitive_attributes_hostile_inputs(cli, hospital, draft, tmp_path):
+    """An empty --sensitive list is refused, not read as 'no sensitive attribute'; a set or an
+    iterator of names is refused (no order, or used up by the first read); the audit's --data
+    check reads every sensitive attribute; t-closeness without t names the parameter."""
+    from anonlab.table import Table
+
+    data, frame = hospital
+    code, out, err = cli(["anonymize", "--data", str(data), "--qi", "zip", "--value-sets", "zip",
+                          "--sensitive", " , ", "--algorithm", "mondrian", "--k", "3",
+                          "--out", str(tmp_path / "never")])  # fmt: skip
+    assert code == 2 and "names no column" in err and not (tmp_path / "never").exists()
+    for names in ({"icd10", "insurer"}, (n for n in ["icd10", "insurer"])):
+        with pytest.raises(AnonlabError, match="a list of names"):
+            Table.from_frame(frame, quasi_identifiers=["zip"], sensitive=names,
+                             unassigned="drop")  # fmt: skip
+    schema = _edit(_reviewed(draft[0]), insurer={"role": "sensitive", "hierarchy": None})
+    release = tmp_path / "release"
+    code, out, err = cli(
+        ["anonymize", "--data", str(data), "--schema", str(schema), "--algorithm", "lattice"]
+        + ["--model", "k-anonymity,t-closeness", "--k", "3", "--out", str(tmp_path / "t")]
+    )
+    assert code == 2 and "needs parameter 't'" in err
+    code, out, err = cli(
+        ["anonymize", "--data", str(data), "--schema", str(schema), "--algorithm", "mondrian"]
+        + ["--k", "5", "--out", str(release)]
+    )
+    assert code == 0, err
+    code, out, err = cli(["audit", str(release), "--data", str(data), "--stages", "checks"])
+    assert code == 0, err
+    bad = frame.copy()
+    bad.loc[4, "insurer"] = "Unknown Mutual"
+    bad.to_csv(tmp_path / "bad.csv", index=False)
+    code, out, err = cli(["audit", str(release), "--data", str(tmp_path / "bad.csv"), "--force",
+                          "--stages", "checks"])  # fmt: skip
+    assert code == 2 and "'insurer'" in err and "Unknown Mutual" in err

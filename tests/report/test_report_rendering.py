@@ -93,3 +93,35 @@ def test_distributions_original_beside_released(make_table):
     hostile = {"q": {"original": {"<b>x</b>": 3}, "released": {"[1-2]": 3}, "how": "h"}}
     page = render({"kind": "distributions", "columns": hostile})
     assert "&lt;b&gt;x&lt;/b&gt;" in page and "<b>x</b>" not in page
+
+
+def test_charts_stay_valid_svg_with_values_that_are_not_finite():
+    """NaN, infinite, negative or mismatched values and control characters in labels: every
+    chart still parses as XML and no coordinate reads nan or inf."""
+    import xml.etree.ElementTree as ET
+
+    import numpy as np
+
+    from anonlab.report.plots import error_plot, possible_plot, posterior_plot
+
+    nan, inf = float("nan"), float("inf")
+    charts = [
+        curve_plot({"a": [0.0, nan, 1.0], "b": 0.5}, "x"),
+        posterior_plot(np.array([0.1, 0.5]), np.array([0.2]), nan, "l"),
+        posterior_plot(np.array([0.1]), np.array([0.2]), inf, "l"),
+        bar_plot({"a": inf, "b": 0.5, "c\x00d": 0.3}, "s"),
+        possible_plot(np.array([1.0, nan]), np.array([2.0, 3.0]), "p"),
+        error_plot(np.array([-1.0, -2.0]), "e"),
+        error_plot(np.array([-1.0, 0.5, inf, 2.0]), "e"),
+    ]
+    for svg in charts:
+        ET.fromstring(svg)
+        assert not re.search(r'="[^"]*(nan|inf)', svg), svg
+    assert "promise" not in charts[1] and "c\ufffdd" in charts[3]
+    zero = render(
+        {
+            "kind": "distributions",
+            "columns": {"c": {"original": {"a": 0}, "released": {"a": 0}, "how": "h"}},
+        }
+    )
+    assert "<table class='distribution'>" in zero  # fmt: skip

@@ -191,7 +191,10 @@ def load_table(
     ``algorithm``'s work when given) unless ``memory_check`` is False.
     """
     if sensitive is not None and "," in sensitive:  # several: --sensitive diagnosis,insurer
-        sensitive = split_list(sensitive)
+        given = sensitive
+        sensitive = split_list(given)
+        if sensitive is None:
+            raise AnonlabError(f"--sensitive {given!r} names no column (e.g. --sensitive dx,ins)")
     if resample is not None and (isinstance(resample, bool) or resample < 1):
         raise AnonlabError(f"--resample must be a positive number of rows, got {resample}")
     if unassigned not in ("drop", "error"):
@@ -466,9 +469,12 @@ def open_release(path: Path, sensitive: str | None = None):
     return release if sensitive is None else release.for_sensitive(sensitive)
 
 
-def truth_from_data(release, data: Path) -> np.ndarray:
-    """The original's sensitive codes, after checking it is the release's table row by row
-    (``--data ORIGINAL`` of the attack and audit commands)."""
+def truth_from_data(release, data: Path) -> np.ndarray | None:
+    """Check that ``data`` is the release's table row by row (``--data ORIGINAL`` of the attack
+    and audit commands): its quasi-identifiers equal the release's and every sensitive
+    attribute's values lie in the release's domain. Returns the original's sensitive codes when
+    the release has one sensitive attribute (attacked and scored), else None (none, or several:
+    each checked)."""
     from anonlab.table import read_frame
 
     frame = read_frame(data)
@@ -478,7 +484,8 @@ def truth_from_data(release, data: Path) -> np.ndarray:
             f"--data {str(data)!r} has {len(frame):,} rows but the release has "
             f"{table.n_rows:,}; give the original table the release was made from"
         )
-    needed = [*release.quasi_identifiers, release.sensitive]
+    names = table.sensitive_attributes
+    needed = [*release.quasi_identifiers, *names]
     missing = [c for c in needed if c not in frame.columns]
     if missing:
         raise AnonlabError(
@@ -496,16 +503,19 @@ def truth_from_data(release, data: Path) -> np.ndarray:
                 f"data but {str(table.column(name)[i])!r} in the release ({len(bad):,} rows "
                 "differ)"
             )
-    labels = _comparable(table.values[release.sensitive], table, release.sensitive)
-    values = _comparable(frame[release.sensitive], table, release.sensitive)
-    codes = pd.Index(labels).get_indexer(values)  # -1 where the value is not in the domain
-    if (codes < 0).any():
-        unknown = sorted(set(values[codes < 0]))
-        raise AnonlabError(
-            f"--data column {release.sensitive!r} has value(s) {unknown[:5]} that the release's "
-            f"domain lacks ({list(labels)})"
-        )
-    return codes.astype(np.int64)
+    truth = {}
+    for name in names:
+        labels = _comparable(table.values[name], table, name)
+        values = _comparable(frame[name], table, name)
+        codes = pd.Index(labels).get_indexer(values)  # -1 where the value is not in the domain
+        if (codes < 0).any():
+            unknown = sorted(set(values[codes < 0]))
+            raise AnonlabError(
+                f"--data column {name!r} has value(s) {unknown[:5]} that the release's "
+                f"domain lacks ({list(labels)})"
+            )
+        truth[name] = codes.astype(np.int64)
+    return truth[names[0]] if len(names) == 1 else None
 
 
 def _comparable(values, table, name: str) -> np.ndarray:

@@ -4,6 +4,7 @@ no plotting library: matplotlib's import and drawing were a fifth of the audit c
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -36,14 +37,16 @@ def posterior_plot(ours: np.ndarray, baseline: np.ndarray, bound: float, label: 
     chart.axes(label, "targets")
     chart.add_legend("random worlds", "#999999")
     chart.add_legend("attack", "#c0392b")
-    chart.add_legend(f"promise {bound:.2f}", "black", "line")
+    if math.isfinite(bound):
+        chart.add_legend(f"promise {bound:.2f}", "black", "line")
     return chart.svg()
 
 
 def bar_plot(data: dict[str, float], label: str) -> str | None:
     """Horizontal bars (at most the 12 largest); None when no bar has a positive length (an
     empty chart would say nothing the headline does not)."""
-    items = [kv for kv in sorted(data.items(), key=lambda kv: -kv[1])[:12] if kv[1] > 0]
+    finite = [kv for kv in data.items() if math.isfinite(kv[1]) and kv[1] > 0]
+    items = sorted(finite, key=lambda kv: -kv[1])[:12]
     if not items:
         return None
     longest = max(len(str(name)) for name, _ in items)
@@ -65,7 +68,7 @@ def curve_plot(curves: dict[str, Any], label: str) -> str:
     that coincide are drawn once, labelled with every name ("implications = negations")."""
     drawn: list[tuple[list[str], np.ndarray]] = []
     for name, values in curves.items():
-        values = np.asarray(values, dtype=np.float64)
+        values = np.atleast_1d(np.asarray(values, dtype=np.float64))
         for names, other in drawn:
             if other.shape == values.shape and np.allclose(other, values, rtol=0, atol=1e-12):
                 names.append(name)
@@ -88,7 +91,7 @@ def curve_plot(curves: dict[str, Any], label: str) -> str:
 def error_plot(errors: np.ndarray, label: str) -> str:
     """Histogram of per-query relative errors (clipped at the 99th percentile)."""
     errors = np.asarray(errors, dtype=np.float64)
-    errors = errors[np.isfinite(errors)]
+    errors = np.maximum(errors[np.isfinite(errors)], 0.0)  # a relative error is >= 0
     top = float(np.quantile(errors, 0.99)) if errors.size else 1.0
     top = top or 1.0
     edges = np.linspace(0.0, top, 41)
@@ -103,10 +106,14 @@ def error_plot(errors: np.ndarray, label: str) -> str:
 
 def possible_plot(matching: np.ndarray, baseline: np.ndarray, label: str) -> str:
     """Records by number of possible values: with the rules vs without (side-by-side bars)."""
-    matching = np.asarray(matching)
-    baseline = np.asarray(baseline)
+    matching = np.asarray(matching, dtype=np.float64)
+    baseline = np.asarray(baseline, dtype=np.float64)
+    if matching.shape != baseline.shape:
+        raise ValueError(
+            f"possible_plot: {matching.shape} counts with rules, {baseline.shape} without"
+        )
     n = len(matching)
-    top = max([*baseline.tolist(), *matching.tolist(), 1])
+    top = max([v for v in [*baseline.tolist(), *matching.tolist()] if math.isfinite(v)] + [1])
     chart = Chart((-0.6, n - 0.4), (0.0, top * 1.08))
     for i in range(n):
         chart.rect(i - 0.4, i, 0, float(baseline[i]), "#999999")
@@ -128,7 +135,7 @@ def distribution_plots(columns: dict[str, dict[str, Any]]) -> str:
     out = []
     for name, d in columns.items():
         sides = [list(d["original"].items()), list(d["released"].items())]
-        top = max([c for side in sides for _, c in side] or [1])
+        top = max([c for side in sides for _, c in side] or [1]) or 1
         rows = []
         for i in range(max(len(sides[0]), len(sides[1]))):
             cells = []

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from collections.abc import Sequence
 
 WIDTH, HEIGHT = 600, 320
@@ -40,6 +41,14 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
     return ticks
 
 
+#: Characters XML does not allow in text (a label holding one would make the SVG unreadable).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+def _escaped(value: object) -> str:
+    return html.escape(_NOT_XML.sub("\ufffd", str(value)), quote=True)
+
+
 def _number(value: float) -> str:
     if abs(value - round(value)) < 1e-9:
         return f"{int(round(value)):,}"
@@ -58,8 +67,9 @@ class Chart:
         height: int = HEIGHT,
         left: int = LEFT,
     ) -> None:
-        self.x0, self.x1 = x_range
-        self.y0, self.y1 = y_range
+        # a range that is not finite (a NaN or infinite datum) falls back to 0..1
+        self.x0, self.x1 = x_range if all(map(math.isfinite, x_range)) else (0.0, 1.0)
+        self.y0, self.y1 = y_range if all(map(math.isfinite, y_range)) else (0.0, 1.0)
         if self.x1 <= self.x0:
             self.x1 = self.x0 + 1.0
         if self.y1 <= self.y0:
@@ -80,7 +90,9 @@ class Chart:
 
     def rect(self, x0: float, x1: float, y0: float, y1: float, colour: str,
              opacity: float = 1.0) -> None:  # fmt: skip
-        """A filled rectangle between data coordinates."""
+        """A filled rectangle between data coordinates (none where one is not finite)."""
+        if not all(map(math.isfinite, (x0, x1, y0, y1))):
+            return
         left, right = sorted((self.x(x0), self.x(x1)))
         top, bottom = sorted((self.y(y1), self.y(y0)))
         self.parts.append(
@@ -90,7 +102,12 @@ class Chart:
 
     def polyline(self, xs: Sequence[float], ys: Sequence[float], colour: str,
                  markers: bool = True, dashed: bool = False) -> None:  # fmt: skip
-        """A data line (class ``curve``), with a dot at each point."""
+        """A data line (class ``curve``), with a dot at each point; points that are not
+        finite are left out."""
+        kept = [
+            (a, b) for a, b in zip(xs, ys, strict=True) if math.isfinite(a) and math.isfinite(b)
+        ]
+        xs, ys = [a for a, _ in kept], [b for _, b in kept]
         points = " ".join(f"{self.x(a):.2f},{self.y(b):.2f}" for a, b in zip(xs, ys, strict=True))
         dash = ' stroke-dasharray="5,3"' if dashed else ""
         self.parts.append(
@@ -104,7 +121,9 @@ class Chart:
                 )
 
     def vline(self, value: float, colour: str = "black") -> None:
-        """A dashed vertical line at x = ``value``."""
+        """A dashed vertical line at x = ``value`` (none if it is not finite)."""
+        if not math.isfinite(value):
+            return
         x = self.x(value)
         self.parts.append(
             f'<line x1="{x:.2f}" x2="{x:.2f}" y1="{TOP}" y2="{self.height - BOTTOM}" '
@@ -117,7 +136,7 @@ class Chart:
         turn = f' transform="rotate(-90 {x:.2f} {y:.2f})"' if rotate else ""
         self.parts.append(
             f'<text x="{x:.2f}" y="{y:.2f}" font-size="{size}" text-anchor="{anchor}"{turn}>'
-            f"{html.escape(str(value), quote=True)}</text>"
+            f"{_escaped(value)}</text>"
         )
 
     def axes(self, x_label: str, y_label: str, *, x_ticks: Sequence[float] | None = None,
@@ -177,7 +196,7 @@ class Chart:
             parts.append(sample)
             parts.append(
                 f'<text x="{right - 132}" y="{y}" font-size="10" text-anchor="start">'
-                f"{html.escape(str(label), quote=True)}</text>"
+                f"{_escaped(label)}</text>"
             )
         return (
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width}" height="{self.height}" '

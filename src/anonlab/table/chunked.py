@@ -40,6 +40,7 @@ from anonlab.table.roles import (
     missing_mask,
     missing_message,
     role_of,
+    sensitive_names,
 )
 
 
@@ -324,6 +325,7 @@ def from_chunks(
     hierarchy or sorted order, ties in first appearance; errors name the same row.
     """
     quasi_identifiers = list(quasi_identifiers)
+    sensitive = sensitive_names(sensitive)  # once: the roles read it again
     insensitive = list(insensitive)
     hierarchies = dict(hierarchies or {})
     kept = check_roles(

@@ -427,6 +427,7 @@ class Table:
         if not isinstance(frame, pd.DataFrame):
             raise AnonlabError(f"expected a pandas DataFrame, got {type(frame).__name__}")
         quasi_identifiers = list(quasi_identifiers)
+        sensitive = sensitive_names(sensitive)
         insensitive = list(insensitive)
         hierarchies = dict(hierarchies or {})
         columns = [str(c) for c in frame.columns]

@@ -58,6 +58,10 @@ def sensitive_names(sensitive: str | Sequence[str] | None) -> list[str]:
         return []
     if isinstance(sensitive, str):
         return [sensitive] if sensitive else []
+    if not isinstance(sensitive, list | tuple):  # a set has no order, an iterator runs out
+        raise AnonlabError(
+            f"sensitive must be a column name or a list of names, got {type(sensitive).__name__}"
+        )
     names = list(sensitive)
     for name in names:
         if not isinstance(name, str):

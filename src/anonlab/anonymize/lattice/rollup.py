@@ -45,6 +45,8 @@ def compiled_check(
     class)."""
     from anonlab.models.t_closeness import DISTANCES, default_distance
 
+    whole = Release._from_statistics(table, 1, np.array([table.n_rows]), lambda: reference[None, :])
+    models.check(whole, model, **params)  # raises on invalid parameters, as the search would
     names = table.sensitive_attributes
     criteria: list[tuple[int, int, float, int, int]] = []
     start = []  # where each model's criteria start
@@ -71,8 +73,6 @@ def compiled_check(
                 criteria.append((EQUAL_CLOSENESS, 0, t, blocks[j], blocks[j + 1]))
         else:
             return None
-    whole = Release._from_statistics(table, 1, np.array([table.n_rows]), lambda: reference[None, :])
-    models.check(whole, model, **params)  # raises on invalid parameters, as the search would
     kinds, bounds, ts, lows, highs = zip(*criteria, strict=True)
     bounded = np.zeros(len(criteria), dtype=np.bool_)
     for spec, first, last in zip(specs, start, [*start[1:], len(criteria)], strict=True):
