@@ -569,6 +569,34 @@ def test_foreground_attack_small():
     np.testing.assert_allclose(res2.p_star, np.maximum(res.p_star, res_y.p_star))
 
 
+def test_result_does_not_depend_on_the_thread_count():
+    # 24 (attribute set, target) problems mined on 1 and on 3 threads: every field equal,
+    # ties broken the same way (the first maximising set and target in enumeration order)
+    rng = np.random.default_rng(7)
+    n = 240
+    df = pd.DataFrame(
+        {
+            "a": rng.choice(["a0", "a1", "a2"], n),
+            "b": rng.choice(["b0", "b1"], n),
+            "c": rng.choice(["c0", "c1", "c2", "c3"], n),
+            "s": rng.choice(["x", "y", "z", "w"], n, p=[0.4, 0.3, 0.2, 0.1]),
+        }
+    )
+    table = Table.from_frame(df, quasi_identifiers=["a", "b", "c"], sensitive="s")
+    release = Release(table, rng.permutation(np.repeat(np.arange(n // 6), 6)), "bucketization")
+    one = foreground_attack(release, min_support=20, threads=1)
+    three = foreground_attack(release, min_support=20, threads=3)
+    assert len(one.attribute_sets) * len(one.targets) >= 12
+    assert np.array_equal(one.p_star, three.p_star)
+    assert np.array_equal(one.best_attributes, three.best_attributes)
+    assert np.array_equal(one.best_target, three.best_target)
+    assert [d.probability.tolist() for d in one.distributions] == [
+        d.probability.tolist() for d in three.distributions
+    ]
+    with pytest.raises(AnonlabError, match="threads"):
+        foreground_attack(release, min_support=20, threads=0)
+
+
 def test_bad_input():
     r = make_release(*TABLE8)
     with pytest.raises(AnonlabError, match="does not occur"):

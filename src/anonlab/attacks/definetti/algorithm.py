@@ -43,7 +43,8 @@ def _combine(chain_post: np.ndarray, trace: np.ndarray, burn_in: int, combine: s
         score = kept.mean(axis=1)
         weights = np.exp(score - score.max())
         weights /= weights.sum()
-    return np.tensordot(weights, chain_post, axes=1), weights
+    # einsum's own loop, not BLAS (whose threads would spin after this one call)
+    return np.einsum("c,c...->...", weights, chain_post), weights
 
 
 @takes_release

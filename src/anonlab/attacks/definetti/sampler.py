@@ -156,12 +156,11 @@ def _exact_update(
             pick = p
             break
     if keep:  # Rao–Blackwell: the exact marginals, not the one draw
-        for p in range(n_perm):
-            w = score[p] / total
-            for a in range(m):
-                k = slot[order[lo + a]]
-                if k >= 0:
-                    post[k, vals[perms[p_lo + p, a]]] += w
+        for a in range(m):  # targets only; each cell of post gets its terms in order of p
+            k = slot[order[lo + a]]
+            if k >= 0:
+                for p in range(n_perm):
+                    post[k, vals[perms[p_lo + p, a]]] += score[p] / total
     for a in range(m):
         assign[order[lo + a]] = vals[perms[p_lo + pick, a]]
 

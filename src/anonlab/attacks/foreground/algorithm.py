@@ -11,6 +11,7 @@ random-world baseline.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Sequence
 from typing import Any
@@ -35,6 +36,7 @@ from anonlab.attacks.foreground.result import (
 )
 from anonlab.attacks.foreground.signatures import RowIndex, distinct_keys
 from anonlab.release import Release
+from anonlab.threads import in_order
 
 
 @takes_release
@@ -123,6 +125,7 @@ def foreground_attack(
     max_iter: int = 10_000,
     newton: bool = True,
     accelerate: bool | str = True,
+    threads: int | None = None,
 ) -> ForegroundResult:
     """The foreground-knowledge attack (Algorithm 1 and the breach decision of §5).
 
@@ -158,6 +161,10 @@ def foreground_attack(
         ``p*(t)`` is at least the baseline.
     tol, max_iter, newton, accelerate
         Solver settings (see :func:`mine_global_distribution`).
+    threads : int, optional
+        Threads that mine the (attribute set, target) problems side by side (default: the
+        CPUs this process may use; 1: in the caller's thread). The result does not depend on
+        it: each problem is solved on its own and folded in enumeration order.
 
     Returns
     -------
@@ -167,6 +174,8 @@ def foreground_attack(
     options = mining_options(
         epsilon, sigma, min_support, small_signature, tol, max_iter, newton, accelerate
     )
+    if threads is not None:
+        threads = check_int("threads", threads, minimum=1)
     targets = resolve_targets(release, sensitive_values)
     attrs, top = search_attributes(release, attributes, max_attributes)
     index = RowIndex.of(release, attrs)
@@ -190,22 +199,34 @@ def foreground_attack(
         best_a[chosen] = ai
         best_x[chosen] = xi
 
+    def problems():  # each (attribute set, target) on its own; signatures made lazily
+        for ai, attrs_a in enumerate(sets):
+            signatures = index.signatures(attrs_a)
+            for xi, (target, layout, base) in enumerate(prepared):
+                yield functools.partial(
+                    _mine, ai, xi, release, attrs_a, target, layout, signatures, options, base
+                )
+
     dists, reports = [], []
-    for ai, attrs_a in enumerate(sets):
-        signatures = index.signatures(attrs_a)
-        for xi, (target, layout, base) in enumerate(prepared):
-            dist, rep, posterior = mine_from_layout(
-                release, attrs_a, target, layout, signatures, options, base
-            )
-            if ai == 0:  # p = 0 and p = 1 in groups without / all x: the same for every set
-                take(layout.zero, 0.0, ai, xi)
-                take(layout.one, 1.0, ai, xi)
-            take(posterior.records, posterior.member, ai, xi)
-            dists.append(dist)
-            reports.append(rep)
+    # the problems are independent and their compiled kernels release the GIL: mined on
+    # threads, folded into p* in enumeration order (the same ties, whatever the thread count)
+    for ai, xi, layout, dist, rep, posterior in in_order(problems(), threads):
+        if ai == 0:  # p = 0 and p = 1 in groups without / all x: the same for every set
+            take(layout.zero, 0.0, ai, xi)
+            take(layout.one, 1.0, ai, xi)
+        take(posterior.records, posterior.member, ai, xi)
+        dists.append(dist)
+        reports.append(rep)
     return foreground_result(
         p_star, baseline, best_a, best_x, sets, targets, dists, reports, options
     )
+
+
+def _mine(ai, xi, release, attributes, target, layout, signatures, options, base):
+    dist, rep, posterior = mine_from_layout(
+        release, attributes, target, layout, signatures, options, base
+    )
+    return ai, xi, layout, dist, rep, posterior
 
 
 def foreground_result(

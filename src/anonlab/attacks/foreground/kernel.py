@@ -580,7 +580,7 @@ def _odds_link(a: np.ndarray, b: np.ndarray, lo: int, hi: int, comp: bool, out: 
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _link_kernel_ab(
     a: np.ndarray,
     b: np.ndarray,
@@ -641,7 +641,7 @@ def _link_kernel_ab(
     return failed
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _link_kernel(
     a: np.ndarray,
     ptr: np.ndarray,

@@ -29,7 +29,7 @@ from anonlab.attacks.foreground.result import ConvergenceReport
 from anonlab.attacks.foreground.signatures import Signatures
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _sequence_hashes(keys: np.ndarray, ptr: np.ndarray) -> np.ndarray:
     """A 64-bit hash of each group's key sequence ``keys[ptr[g]:ptr[g+1]]`` (order-dependent;
     used only to sort groups, equality is checked exactly)."""
@@ -46,7 +46,7 @@ def _sequence_hashes(keys: np.ndarray, ptr: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _group_types(
     keys: np.ndarray, ptr: np.ndarray, degree: np.ndarray, complement: np.ndarray, order: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -175,7 +175,9 @@ class FixedPointProblem:
     def mass_balance(self, f: np.ndarray) -> float:
         """``sum_i |s_i| f_i - sum_{t free} p(t : x)`` (see :class:`ConvergenceReport`)."""
         rep = self._rep(f)
-        expected = self.num_one.sum() + float(rep[self.rep_free] @ self.rep_weight)
+        # a sum of products, not ``@``: OpenBLAS threads a dot product this long, and its idle
+        # threads then spin on the cores the other mining threads (and numba's) work on
+        expected = self.num_one.sum() + float(np.sum(rep[self.rep_free] * self.rep_weight))
         return float(self.den @ f - expected)
 
     def g(self, f: np.ndarray) -> np.ndarray:
