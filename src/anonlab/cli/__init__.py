@@ -74,6 +74,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "reproduce",
     "hierarchy",
     "init",
+    "serve",
     "attack",
 )
 

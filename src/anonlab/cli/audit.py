@@ -36,6 +36,7 @@ from anonlab.cli.common import (
     takes_audit_options,
     truth_from_data,
 )
+from anonlab.cli.output import progress_event, progress_file
 from anonlab.errors import AnonlabError
 
 
@@ -194,6 +195,13 @@ def audit_command(
     if show:
         with AuditProgress(list(chosen or known), err) as bar:
             result = run_audit(release, on_progress=bar.update, **kwargs)
+    elif progress_file() is not None:  # run by `anonlab serve`: its page draws the stages
+
+        def tell(event):
+            inner = f" {event.completed}/{event.total}" if event.event == "advance" else ""
+            progress_event(f"audit: {event.stage}{inner}", event.index, event.stages)
+
+        result = run_audit(release, on_progress=tell, **kwargs)
     else:
         result = run_audit(release, **kwargs)
     if at_risk is not None:  # from the internal audit, before any redaction

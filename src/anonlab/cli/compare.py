@@ -32,6 +32,7 @@ from anonlab.cli.common import (
     takes_audit_options,
     takes_data_options,
 )
+from anonlab.cli.output import progress_event
 from anonlab.errors import AnonlabError
 
 
@@ -168,11 +169,14 @@ def compare_command(
                     bar.update(task, description=f"{name}: {step}")
 
             result = run(progress)
-    else:  # a log: one line per finished release
+    else:  # a log: one line per finished release (and the progress file, where one is set)
+        finished = [0]
 
         def progress(name, step, row):
             if step == "done":
+                finished[0] += 1
                 say(line(row), console=err, soft_wrap=True)
+            progress_event(f"{name}: {step}", finished[0], total)
 
         result = run(progress)
 

@@ -4,6 +4,7 @@ the notes printed after a command succeeds, and the progress spinner."""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -108,7 +109,9 @@ def print_measures(title: Cell, columns: Sequence[str], rows: Iterable[Sequence[
 
 @contextmanager
 def stage(description: str, quiet: bool = False) -> Iterator[None]:
-    """A spinner with elapsed time on stderr while a step runs (hidden when not a terminal)."""
+    """A spinner with elapsed time on stderr while a step runs (hidden when not a terminal);
+    the step is also written to the progress file where one is set (:func:`progress_event`)."""
+    progress_event(description)
     if quiet or not err.is_terminal:
         yield
         return
@@ -123,6 +126,32 @@ def stage(description: str, quiet: bool = False) -> Iterator[None]:
         yield
 
 
+#: The environment variable naming the file a command writes its progress to (JSON, replaced
+#: whole): how ``anonlab serve``, which runs the commands, shows their progress on its page.
+PROGRESS_FILE = "ANONLAB_PROGRESS_FILE"
+
+
+def progress_file() -> str | None:
+    """The progress file this command writes to, or None (``$ANONLAB_PROGRESS_FILE`` unset)."""
+    return os.environ.get(PROGRESS_FILE) or None
+
+
+def progress_event(step: str, done: int | None = None, total: int | None = None) -> None:
+    """Replace the progress file's content with ``{"step", "done", "total"}`` (atomically: a
+    reader sees the last event or the one before, never half of one); nothing when no progress
+    file is set. ``done``/``total`` count the step's iterations, None where it has none."""
+    path = progress_file()
+    if path is None:
+        return
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump({"step": step, "done": done, "total": total}, fh)
+        os.replace(tmp, path)
+    except OSError:  # progress is a courtesy: never the reason a command fails
+        pass
+
+
 @contextmanager
 def counting_bar(
     label: str, total: int, quiet: bool = False
@@ -130,6 +159,10 @@ def counting_bar(
     """A bar of ``total`` steps with elapsed time on stderr while a loop runs; yields the
     callback ``progress(done, total)`` that moves it, or None where :func:`stage` hides its
     spinner (``quiet``, or stderr not a terminal)."""
+    if progress_file() is not None:  # a command run by `anonlab serve`: the page draws it
+        progress_event(label, 0, total)
+        yield lambda done, steps: progress_event(label, done, steps)
+        return
     if quiet or not err.is_terminal:
         yield None
         return
