@@ -166,17 +166,15 @@ def anonymize_argv(form: Mapping[str, Any], data: str, out: str) -> tuple[list[s
     return argv, request
 
 
-def audit_argv(form: Mapping[str, Any], release: str, *, redact: bool) -> list[str]:
-    """``anonlab audit`` of ``release`` with the form's thresholds: the internal report (with
-    the records at risk, keyed by row id) or, with ``redact``, the shareable one."""
-    argv = ["audit", release, "--force"]
-    argv += (
-        ["--redact", "--report", f"{release}/audit-redacted.html",
-         "--summary", f"{release}/audit-redacted.json"]
-        if redact
-        else ["--report", f"{release}/audit.html", "--summary", f"{release}/audit.json",
-              "--at-risk", f"{release}/at-risk.csv"]
-    )  # fmt: skip
+def audit_argv(form: Mapping[str, Any], release: str) -> list[str]:
+    """``anonlab audit`` of ``release`` with the form's thresholds, writing from one run the
+    internal report (with the records at risk, keyed by input row id) and the shareable
+    (redacted) one."""
+    argv = ["audit", release, "--force",
+            "--report", f"{release}/audit.html", "--summary", f"{release}/audit.json",
+            "--at-risk", f"{release}/at-risk.csv",
+            "--redacted-report", f"{release}/audit-redacted.html",
+            "--redacted-summary", f"{release}/audit-redacted.json"]  # fmt: skip
     for field, option in THRESHOLDS.items():
         value = _number(field, form.get(field), float)
         if value is not None:

@@ -356,9 +356,8 @@ class App:
         form = await self.form(request)
         target = f"releases/{rid}"
         try:
-            steps = [forms.audit_argv(form, target, redact=False),
-                     forms.audit_argv(form, target, redact=True)]  # fmt: skip
-            self.jobs.start(project, "audit", steps, label=f"auditing {rid}")
+            self.jobs.start(project, "audit", [forms.audit_argv(form, target)],
+                            label=f"auditing {rid}")  # fmt: skip
         except AnonlabError as exc:
             return await self._release_error(request, project, rid, str(exc))
         return RedirectResponse(f"/p/{project.id}/r/{rid}", status_code=303)

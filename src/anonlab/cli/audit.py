@@ -138,6 +138,16 @@ def audit_command(
         help="Write the records at risk under any stage, keyed by the input's row id, to this "
         ".csv or .parquet file (internal: for the publisher only).",
     ),
+    redacted_report: Path | None = typer.Option(
+        None,
+        "--redacted-report",
+        help="Also write the shareable (redacted) HTML report here, from the same run.",
+    ),
+    redacted_summary: Path | None = typer.Option(
+        None,
+        "--redacted-summary",
+        help="Also write the shareable (redacted) JSON summary here, from the same run.",
+    ),
     stages: str | None = typer.Option(
         None, "--stages", help="Comma-separated subset of the stages (default: all)."
     ),
@@ -184,6 +194,8 @@ def audit_command(
     require_file_free(report, "--report", force)
     require_file_free(summary, "--summary", force)
     require_file_free(at_risk, "--at-risk", force)
+    require_file_free(redacted_report, "--redacted-report", force)
+    require_file_free(redacted_summary, "--redacted-summary", force)
     if at_risk is not None and at_risk.suffix.lower() not in (".csv", ".parquet"):
         raise AnonlabError(f"--at-risk {str(at_risk)!r}: use a .csv or .parquet file name")
     report = report or release_dir / "audit.html"
@@ -206,6 +218,12 @@ def audit_command(
         result = run_audit(release, **kwargs)
     if at_risk is not None:  # from the internal audit, before any redaction
         _write_at_risk(at_risk_frame(result, release), at_risk)
+    if redacted_report is not None or redacted_summary is not None:  # one run, both readers
+        shareable = result.redacted()
+        if redacted_report is not None:
+            write_html(shareable, redacted_report, title=f"anonlab audit of {release_dir}")
+        if redacted_summary is not None:
+            write_json(shareable, redacted_summary)
     if redact:
         result = result.redacted()
     write_html(result, report, title=f"anonlab audit of {release_dir}")
