@@ -64,7 +64,11 @@ class LoggedIn:
     """A TestClient logged in through the one-time token, with the page's CSRF token."""
 
     def __init__(self, workdir: Path) -> None:
-        from starlette.testclient import TestClient
+        import warnings
+
+        with warnings.catch_warnings():  # Starlette prefers httpx2; httpx is what we install
+            warnings.simplefilter("ignore", UserWarning)
+            from starlette.testclient import TestClient
 
         from anonlab.app import Sessions, create_app
 

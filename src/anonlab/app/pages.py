@@ -269,39 +269,47 @@ class App:
             new = forms.with_hierarchy(project.schema, index, hierarchy)
             preview = _build_preview(project, new, column["name"]) if hierarchy else None
         except AnonlabError as exc:
-            return self._hierarchies_page(request, project, error=f"{column['name']}: {exc}",
-                                          status=400)  # fmt: skip
+            message = f"{column['name']}: {_shown(project, exc)}"
+            return self._hierarchies_page(request, project, error=message, status=400)
         if action == "preview":
             return self._hierarchies_page(request, project, preview=preview)
         write_json(project.schema_path, new)
         return RedirectResponse(f"/p/{project.id}/hierarchies#column-{index}", status_code=303)
 
     async def hierarchy_upload(self, request: Request) -> Response:
-        """Use an uploaded ARX-format hierarchy file for one column."""
+        """Use an uploaded file for one column: an ARX-format hierarchy (``kind=arx``) or a
+        mapping table for the ``mapping`` builder (``kind=mapping``: a header, the value column
+        first, then one column per level, comma-separated)."""
         project = self.project(request)
         index, column = self._column(request, project)
         form = await self.form(request, files=1)
         file = form.get("file")
+        kind = form.get("kind", "arx")
+        if kind not in ("arx", "mapping"):
+            raise _HTTP(400, f"kind: 'arx' or 'mapping', not {kind!r}")
         if not isinstance(file, UploadFile) or not file.filename:
+            what = "an ARX hierarchy file" if kind == "arx" else "a mapping file"
             return self._hierarchies_page(
-                request, project, error=f"{column['name']}: choose an ARX hierarchy file (.csv)",
-                status=400,
+                request, project, error=f"{column['name']}: choose {what} (.csv)", status=400
             )  # fmt: skip
         project.hierarchy_folder.mkdir(exist_ok=True)
         target = project.hierarchy_file(index)
+        if kind == "mapping":
+            target = target.with_name(f"m{index}.csv")
         staged = target.with_name(target.name + ".upload")
         with open(staged, "wb") as out:
             shutil.copyfileobj(file.file, out, length=1 << 20)
         relative = f"hierarchies/{target.name}"
+        hierarchy = relative if kind == "arx" else {"builder": "mapping", "file": relative}
         try:
             _check_content(staged, file.filename, csv_only=True)
             staged.replace(target)
-            new = forms.with_hierarchy(project.schema, index, relative)
+            new = forms.with_hierarchy(project.schema, index, hierarchy)
             preview = _build_preview(project, new, column["name"])
         except AnonlabError as exc:
             staged.unlink(missing_ok=True)
-            return self._hierarchies_page(request, project, error=f"{column['name']}: {exc}",
-                                          status=400)  # fmt: skip
+            message = f"{column['name']}: {_shown(project, exc)}"
+            return self._hierarchies_page(request, project, error=message, status=400)
         write_json(project.schema_path, new)
         return self._hierarchies_page(request, project, preview=preview)
 
@@ -495,6 +503,12 @@ def _check_content(path: Path, shown: str, *, csv_only: bool = False) -> None:
             raise AnonlabError(
                 f"{shown!r} is not UTF-8 text (byte {exc.start}): save it as UTF-8 CSV"
             ) from None
+
+
+def _shown(project: Project, exc: Exception) -> str:
+    """An error's message with the project's folder left out of the paths it names (the page
+    shows ``schema.json``, not where the server keeps it)."""
+    return str(exc).replace(str(project.folder) + "/", "")
 
 
 def _build_preview(project: Project, schema: dict, column: str) -> dict:
