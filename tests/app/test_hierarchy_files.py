@@ -68,3 +68,39 @@ def test_a_mapping_that_misses_a_value_is_refused_and_changes_nothing(app_client
     assert (folder / "schema.json").read_text() == before
     r = _upload(app_client, project, icd, MAPPING, kind="../../x")
     assert r.status_code == 400
+
+
+def test_a_quasi_identifier_published_as_value_sets_by_choice(app_client, discharges):
+    # without a hierarchy, a generalized release refuses a text quasi-identifier until the
+    # publisher knowingly publishes each group's set of values
+    project = app_client.upload(discharges())
+    names = _roles(app_client, project)
+    sex = names.index("sex")
+    folder = app_client.app.app.state.anonlab.projects.get(project).folder
+    post = app_client.client.post
+    base = {"csrf": app_client.csrf, "builder": "prefix", "params": ""}
+    assert (
+        post(f"/p/{project}/hierarchies/{sex}", data={**base, "action": "drop"}).status_code == 400
+    )
+    r = post(f"/p/{project}/hierarchies/{sex}", data={**base, "action": "none"},
+             follow_redirects=False)  # fmt: skip
+    assert r.status_code == 303
+    form = {"csrf": app_client.csrf, "algorithm": "mondrian", "k": "5"}
+    post(f"/p/{project}/anonymize", data=form, follow_redirects=False)
+    job = app_client.wait(project)
+    assert job["state"] == "failed" and "sex" in job["error"]  # the CLI's refusal, one line
+    r = post(f"/p/{project}/hierarchies/{sex}", data={**base, "action": "value-sets"},
+             follow_redirects=False)  # fmt: skip
+    assert r.status_code == 303
+    entry = json.loads((folder / "schema.json").read_text())["columns"][sex]
+    assert entry["value_sets"] is True and entry["hierarchy"] is None
+    post(f"/p/{project}/anonymize", data=form, follow_redirects=False)
+    job = app_client.wait(project)
+    assert job["state"] == "done", job
+    rid = sorted(p.name for p in (folder / "releases").iterdir() if p.is_dir())[-1]
+    manifest = json.loads((folder / "releases" / rid / "manifest.json").read_text())
+    assert [a["name"] for a in manifest["schema"] if a.get("value_sets")] == [names[sex]]
+    import pandas as pd
+
+    published = pd.read_csv(folder / "releases" / rid / "published" / "generalized.csv", dtype=str)
+    assert set(published["sex"]) <= {"F", "M", "{F,M}"}

@@ -255,8 +255,10 @@ class App:
         index, column = self._column(request, project)
         form = await self.form(request)
         action = form.get("action")
+        if action not in ("preview", "use", "none", "value-sets"):
+            raise _HTTP(400, f"action: preview, use, none or value-sets, not {action!r}")
         try:
-            if action == "none":
+            if action in ("none", "value-sets"):
                 hierarchy = None
             else:
                 builder = str(form.get("builder") or "")
@@ -267,6 +269,8 @@ class App:
                 params = forms.parse_builder_params(str(form.get("params") or ""))
                 hierarchy = {"builder": builder, **params}
             new = forms.with_hierarchy(project.schema, index, hierarchy)
+            if action == "value-sets":  # published as each group's set of values, knowingly
+                new["columns"][index]["value_sets"] = True
             preview = _build_preview(project, new, column["name"]) if hierarchy else None
         except AnonlabError as exc:
             message = f"{column['name']}: {_shown(project, exc)}"
@@ -459,7 +463,7 @@ class App:
             self.jobs.start(project, "compare", [argv], label="comparing algorithms")
         except AnonlabError as exc:
             return self._compare_page(request, project, str(exc), status=400)
-        return RedirectResponse(f"/p/{project.id}", status_code=303)
+        return RedirectResponse(f"/p/{project.id}/compare", status_code=303)
 
     async def compare_report(self, request: Request) -> Response:
         project = self.project(request)

@@ -134,11 +134,8 @@ class Project:
     def next_release(self) -> str:
         """A new release id (one more than any folder started, finished or not)."""
         root = self.folder / "releases"
-        taken = [
-            int(p.name[1:])
-            for p in (root.iterdir() if root.is_dir() else [])
-            if ID_PATTERNS["release"].fullmatch(p.name.split(".")[0])
-        ]
+        stems = [p.name.split(".")[0] for p in (root.iterdir() if root.is_dir() else [])]
+        taken = [int(s[1:]) for s in stems if ID_PATTERNS["release"].fullmatch(s)]
         return f"r{max(taken, default=0) + 1}"
 
     def request_of(self, release: str) -> dict[str, Any]:
