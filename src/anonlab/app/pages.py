@@ -85,6 +85,8 @@ class App:
         size = request.headers.get("content-length")
         if size is None:
             raise _HTTP(411, "the form was sent without its length")
+        if not size.isdigit():
+            raise _HTTP(400, "the form's length is not a number")
         if int(size) > self.max_upload + 64 * 1024:
             limit = self.max_upload / 2**20
             raise _HTTP(413, f"the upload is larger than this server takes ({limit:,.0f} MB; "
