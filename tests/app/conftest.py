@@ -42,7 +42,7 @@ def write_discharges(path: Path, n: int = 300, *, seed: int = 0, hostile: bool =
     if hostile:
         frame = frame.rename(columns={"sex": f"sex{HOSTILE}"})
         frame.loc[::7, "icd10"] = HOSTILE
-        frame.loc[1::7, "icd10"] = "=HYPERLINK(\"http://evil\",\"x\")"
+        frame.loc[1::7, "icd10"] = '=HYPERLINK("http://evil","x")'
         frame.loc[2::7, "insurer"] = "<img src=x onerror=alert(1)>"
     frame.to_csv(path, index=False)
     return path
@@ -64,11 +64,7 @@ class LoggedIn:
     """A TestClient logged in through the one-time token, with the page's CSRF token."""
 
     def __init__(self, workdir: Path) -> None:
-        import warnings
-
-        with warnings.catch_warnings():  # Starlette prefers httpx2; httpx is what we install
-            warnings.simplefilter("ignore", UserWarning)
-            from starlette.testclient import TestClient
+        from starlette.testclient import TestClient
 
         from anonlab.app import Sessions, create_app
 

@@ -27,7 +27,8 @@ def frontier_svg(rows: Sequence[dict[str, Any]], link: Callable[[dict[str, Any]]
         return ""
     xs = [float(r["at_risk_share"]) for r in points]
     ys = [float(r["query_error"]) for r in points]
-    chart = Chart((0.0, max(max(xs) * 1.1, 0.01)), (0.0, max(max(ys) * 1.1, 0.01)))
+    # headroom above the highest point: the legend's box takes the top-right corner
+    chart = Chart((0.0, max(max(xs) * 1.1, 0.01)), (0.0, max(max(ys) * 1.3, 0.01)))
     chart.axes(
         "share of records at risk (strongest attack)",
         "query error",

@@ -32,10 +32,9 @@ from typing import Any
 
 from anonlab.app.projects import Project, read_json, write_json
 from anonlab.cli.output import PROGRESS_FILE
-from anonlab.errors import AnonlabError
 
 
-class Busy(AnonlabError):
+class Busy(Exception):
     """The project already runs a job."""
 
 

@@ -80,7 +80,7 @@ class App:
             status_code=status,
         )  # fmt: skip
 
-    async def form(self, request: Request, *, files: int = 0) -> Any:
+    async def form(self, request: Request, *, files: int = 0, fields: int = 200) -> Any:
         """The request's form, after its CSRF token was checked (403 otherwise)."""
         size = request.headers.get("content-length")
         if size is None:
@@ -91,7 +91,7 @@ class App:
             limit = self.max_upload / 2**20
             raise _HTTP(413, f"the upload is larger than this server takes ({limit:,.0f} MB; "
                              "start it with --max-upload-mb to take more)")  # fmt: skip
-        form = await request.form(max_files=files, max_fields=200)
+        form = await request.form(max_files=files, max_fields=fields)
         session = request.scope.get("state", {}).get("session")
         if not check_csrf(self.sessions, session, form.get("csrf")):
             raise _HTTP(403, "this form has expired or did not come from this app: reload the page")
@@ -113,6 +113,10 @@ class App:
         file = form.get("file")
         if not isinstance(file, UploadFile) or not file.filename:
             return await self._home_error(request, "choose a CSV or Parquet file to upload")
+        if file.size is not None and file.size > self.max_upload:
+            limit = self.max_upload / 2**20
+            raise _HTTP(413, f"the upload is larger than this server takes ({limit:,.0f} MB; "
+                             "start it with --max-upload-mb to take more)")  # fmt: skip
         name = Path(file.filename).name
         suffix = Path(name).suffix.lower()
         suffix = ".parquet" if suffix == ".pq" else suffix
@@ -211,7 +215,8 @@ class App:
         from anonlab.schema_file import validate_schema_file
 
         project = self.project(request)
-        form = await self.form(request)
+        columns = len((project.schema or {}).get("columns", []))
+        form = await self.form(request, fields=2 * columns + 8)
         schema = project.schema
         if schema is None:
             return RedirectResponse(f"/p/{project.id}", status_code=303)
@@ -228,7 +233,8 @@ class App:
         return self._hierarchies_page(request, self.project(request))
 
     def _hierarchies_page(self, request: Request, project: Project, *, preview: dict | None = None,
-                          error: str | None = None, status: int = 200) -> Response:  # fmt: skip
+                          error: str | None = None, status: int = 200,
+                          previewed: tuple[int, Any] | None = None) -> Response:  # fmt: skip
         from anonlab.hierarchy_builders import BUILDERS
 
         schema = project.schema
@@ -240,7 +246,7 @@ class App:
         builders = [b for b in BUILDERS if b != "mapping"]  # a mapping is uploaded as a file
         return self.render(request, "hierarchies.html", status=status, project=project,
                            columns=columns, builders=builders, preview=preview,
-                           error=error)  # fmt: skip
+                           error=error, previewed=previewed)  # fmt: skip
 
     def _column(self, request: Request, project: Project) -> tuple[int, dict]:
         index = int(check_id("column", request.path_params["column"]))
@@ -278,7 +284,8 @@ class App:
             message = f"{column['name']}: {_shown(project, exc)}"
             return self._hierarchies_page(request, project, error=message, status=400)
         if action == "preview":
-            return self._hierarchies_page(request, project, preview=preview)
+            return self._hierarchies_page(request, project, preview=preview,
+                                          previewed=(index, hierarchy))  # fmt: skip
         write_json(project.schema_path, new)
         return RedirectResponse(f"/p/{project.id}/hierarchies#column-{index}", status_code=303)
 
@@ -309,9 +316,12 @@ class App:
         hierarchy = relative if kind == "arx" else {"builder": "mapping", "file": relative}
         try:
             _check_content(staged, file.filename, csv_only=True)
-            staged.replace(target)
-            new = forms.with_hierarchy(project.schema, index, hierarchy)
+            trial = f"hierarchies/{staged.name}"
+            trial = trial if kind == "arx" else {"builder": "mapping", "file": trial}
+            new = forms.with_hierarchy(project.schema, index, trial)
             preview = _build_preview(project, new, column["name"])
+            new = forms.with_hierarchy(project.schema, index, hierarchy)
+            staged.replace(target)
         except AnonlabError as exc:
             staged.unlink(missing_ok=True)
             message = f"{column['name']}: {_shown(project, exc)}"
@@ -342,9 +352,9 @@ class App:
         try:
             argv, asked = forms.anonymize_argv(form, project.data.name, f"releases/{release}")
             (project.folder / "releases").mkdir(exist_ok=True)
-            write_json(project.folder / "releases" / f"{release}.request.json", asked)
             self.jobs.start(project, "anonymize", [argv],
                             label=f"anonymizing with {asked['algorithm']} → {release}")  # fmt: skip
+            write_json(project.folder / "releases" / f"{release}.request.json", asked)
         except AnonlabError as exc:
             return self._anonymize_page(request, project, str(exc), status=400)
         return RedirectResponse(f"/p/{project.id}", status_code=303)
@@ -474,7 +484,7 @@ class App:
         if name not in {r.get("name") for r in rows if r.get("status") == "ok"}:
             raise NotFound(f"no release {name!r} in the comparison")
         path = project.compare_folder / name / "audit.html"
-        if not path.is_file() or path.parent.parent != project.compare_folder:
+        if not path.is_file() or path.resolve().parent.parent != project.compare_folder.resolve():
             raise NotFound(f"no audit of {name!r}")
         return Response(path.read_bytes(), media_type="text/html; charset=utf-8",
                         headers={"content-security-policy": REPORT_POLICY})  # fmt: skip
@@ -493,9 +503,10 @@ def _check_content(path: Path, shown: str, *, csv_only: bool = False) -> None:
     with open(path, "rb") as fh:
         head = fh.read(1 << 20)
         if path.suffix == ".parquet" and not csv_only:
-            fh.seek(-4 if path.stat().st_size >= 8 else 0, 2 if path.stat().st_size >= 8 else 0)
+            size = path.stat().st_size
+            fh.seek(max(size - 4, 0))
             tail = fh.read(4)
-            if head[:4] != b"PAR1" or tail != b"PAR1":
+            if size < 12 or head[:4] != b"PAR1" or tail != b"PAR1":
                 raise AnonlabError(f"{shown!r} is not a Parquet file (no PAR1 marker)")
             return
     if not head.strip():
@@ -505,7 +516,8 @@ def _check_content(path: Path, shown: str, *, csv_only: bool = False) -> None:
     try:
         head.decode("utf-8")
     except UnicodeDecodeError as exc:
-        if exc.start < len(head) - 4:  # not merely a character cut at the 1 MiB boundary
+        cut = len(head) == 1 << 20 and exc.reason == "unexpected end of data"
+        if not cut:  # not merely a character cut at the 1 MiB boundary
             raise AnonlabError(
                 f"{shown!r} is not UTF-8 text (byte {exc.start}): save it as UTF-8 CSV"
             ) from None
@@ -527,6 +539,7 @@ def _build_preview(project: Project, schema: dict, column: str) -> dict:
     spec = validate_schema_file(schema, str(project.schema_path))
     values, missing = read_column_values(project.data, column)
     built = spec.hierarchies({column: values})
+    built[column].leaf_index(values, column)  # a file must cover every value, as loading checks
     info = summary(built[column], 8)
     info.update(column=column, missing=missing)
     return info
