@@ -207,6 +207,30 @@ def test_anonymize_with_the_reviewed_schema(cli, hospital, draft, tmp_path):
     assert "01000" not in json.dumps(manifest["schema_file"])
 
 
+def test_a_date_builder_from_the_schema_is_not_reported_as_the_automatic_one(
+    cli, hospital, draft, tmp_path
+):
+    # the schema's date levels replace the automatic ones a date quasi-identifier gets when it
+    # has none: the output and the manifest's column types must not name the automatic levels
+    data, _ = hospital
+    schema = _edit(
+        _reviewed(draft[0]),
+        birth_date={"hierarchy": {"builder": "date", "levels": ["year"]}},
+        admission_date={"hierarchy": None},
+    )
+    release = tmp_path / "release"
+    code, out, err = cli(["anonymize", "--data", str(data), "--schema", str(schema),
+                          "--algorithm", "mondrian", "--k", "3", "--out", str(release)])  # fmt: skip
+    assert code == 0, err
+    manifest = json.loads((release / "manifest.json").read_text())
+    assert "hierarchy" not in manifest["column_types"]["birth_date"]
+    assert "automatic" not in " ".join(out.split()).split("birth_date:")[1].split(";")[0]
+    # admission_date has none in the schema, so it gets the automatic one, and says so
+    assert manifest["column_types"]["admission_date"]["hierarchy"].startswith("automatic: ")
+    published = pd.read_csv(release / "published" / "generalized.csv", dtype=str)
+    assert all(len(b) == 4 or b == "*" for b in published["birth_date"])  # years, or *
+
+
 def test_schema_hierarchy_file_and_mapping_resolve_against_the_schema_folder(
     cli, hospital, draft, tmp_path
 ):

@@ -349,7 +349,13 @@ class Table:
         )
         table.row_id = self.row_id.copy()  # the input's row numbers, not 0..n-1 again
         automatic = {k: v["hierarchy"] for k, v in table.types.items() if "hierarchy" in v}
-        table.types = {k: dict(v) for k, v in self.types.items() if k in table.schema}
+        # the types as read; a hierarchy given here replaces the automatic one a date had
+        given = set(hierarchies or {})
+        table.types = {
+            k: {field: x for field, x in v.items() if field != "hierarchy" or k not in given}
+            for k, v in self.types.items()
+            if k in table.schema
+        }
         for name, hierarchy in automatic.items():  # a date that became a quasi-identifier
             table.types.setdefault(name, {})["hierarchy"] = hierarchy
         return table
