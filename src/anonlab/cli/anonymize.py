@@ -145,6 +145,12 @@ def anonymize(
         "(anonlab.resources; skipped with --cluster/--workers).",
     ),
     export_key_file: Path | None = EXPORT_KEY_FILE,
+    published_format: str = typer.Option(
+        "csv",
+        "--published-format",
+        help="Format of the published files: csv (text cells guarded against spreadsheet "
+        "formulas) or parquet (typed columns, not guarded; docs/formats.md).",
+    ),
     force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
     as_json: bool = JSON,
 ) -> None:
@@ -153,9 +159,10 @@ def anonymize(
     from anonlab.anonymize import publication_scheme
     from anonlab.cli.common import client_from_options
     from anonlab.release import require_no_value_sets
-    from anonlab.release_io import require_output_free, save_release
+    from anonlab.release_io import published_file_names, require_output_free, save_release
 
     require_output_free(out_dir, force)  # fail before any work
+    published_file_names("generalization", published_format)  # a known format, before the work
     key = None if export_key_file is None else read_export_key(export_key_file)
     check_workers_option(workers)
     if cluster is not None or workers is not None:
@@ -225,7 +232,7 @@ def anonymize(
         release.manifest["resample"] = resample_manifest(resample, seed, data.dataset, data.data)
     if data.schema is not None:  # the schema's roles, types and builder specs (never the data)
         release.manifest["schema_file"] = schema_manifest(data.schema)
-    save_release(release, out_dir, force=force, export_key=key)
+    save_release(release, out_dir, force=force, export_key=key, published_format=published_format)
     summary = {
         "out": str(out_dir),
         "algorithm": algorithm,
@@ -238,9 +245,7 @@ def anonymize(
         "suppressed_records": release.manifest.get("suppressed_records", 0),
         "published_files": [
             str(out_dir / "published" / f)
-            for f in (
-                ["generalized.csv"] if release.scheme == "generalization" else ["qit.csv", "st.csv"]
-            )
+            for f in published_file_names(release.scheme, published_format)
         ],
     }
     if as_json:

@@ -9,6 +9,7 @@ Directory layout written by :func:`save_release`::
     DIR/publisher/export-key           the secret export key (see anonlab.export_order)
     DIR/publisher/hierarchies/*.csv    the hierarchies used (ARX format)
     DIR/published/...                  the export: generalized.csv, or qit.csv + st.csv
+                                       (.parquet instead with published_format="parquet")
 
 Only ``published/`` is meant to leave the publisher. Its row order and group ids come from the
 secret export key (:mod:`anonlab.export_order`), never from the seed or the input order; groups'
@@ -29,8 +30,9 @@ no half-written output (:mod:`anonlab.atomic_output`).
 
 One module per concept:
 
-* :mod:`.export`: what is published, :func:`generalized_frame`, :func:`bucketized_frames` and
-  :func:`write_published`, in the order of the release's export key (:func:`export_key_of`);
+* :mod:`.export`: what is published, :func:`generalized_frame`, :func:`bucketized_frames` (whole
+  frames) and :func:`write_published` (the same rows streamed in chunks to CSV or Parquet), in
+  the order of the release's export key (:func:`export_key_of`);
 * :mod:`.folder`: :func:`save_release` and :func:`load_release`, with the checks above;
 * :mod:`.labels`: published labels read against the original (values, ranges, hierarchy nodes,
   value sets, ``*``);
@@ -52,12 +54,15 @@ from anonlab.atomic_output import (
     require_output_free,
 )
 from anonlab.release_io.export import (
+    CHUNK_ROWS,
     COUNT_COLUMN,
     GROUP_COLUMN,
+    PUBLISHED_FORMATS,
     bucketized_frames,
     export_key_of,
     free_name,
     generalized_frame,
+    published_file_names,
     write_published,
 )
 from anonlab.release_io.folder import PUBLISHED_SENSITIVE, load_release, save_release
@@ -70,8 +75,10 @@ from anonlab.release_io.importing import (
 from anonlab.release_io.matching import capacitated_matching
 
 __all__ = [
+    "CHUNK_ROWS",
     "COUNT_COLUMN",
     "GROUP_COLUMN",
+    "PUBLISHED_FORMATS",
     "PUBLISHED_SENSITIVE",
     "SEPARATORS",
     "atomic_directory",
@@ -87,6 +94,7 @@ __all__ = [
     "import_generalized",
     "load_release",
     "owner_only",
+    "published_file_names",
     "require_output_free",
     "save_release",
     "write_published",
