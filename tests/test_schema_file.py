@@ -219,8 +219,8 @@ def test_a_date_builder_from_the_schema_is_not_reported_as_the_automatic_one(
         admission_date={"hierarchy": None},
     )
     release = tmp_path / "release"
-    code, out, err = cli(["anonymize", "--data", str(data), "--schema", str(schema),
-                          "--algorithm", "mondrian", "--k", "3", "--out", str(release)])  # fmt: skip
+    argv = ["anonymize", "--data", str(data), "--schema", str(schema), "--algorithm", "mondrian"]
+    code, out, err = cli([*argv, "--k", "3", "--out", str(release)])
     assert code == 0, err
     manifest = json.loads((release / "manifest.json").read_text())
     assert "hierarchy" not in manifest["column_types"]["birth_date"]

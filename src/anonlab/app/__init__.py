@@ -43,7 +43,7 @@ def create_app(
     from starlette.staticfiles import StaticFiles
 
     from anonlab.app.jobs import Busy
-    from anonlab.app.pages import _HTTP, App
+    from anonlab.app.pages import App, HTTPError
     from anonlab.app.projects import NotFound
     from anonlab.app.security import Guard
 
@@ -84,7 +84,7 @@ def create_app(
     async def not_found(request: Request, exc: Exception):
         return page(request, 404, str(exc) if isinstance(exc, NotFound) else "no such page")
 
-    async def http_error(request: Request, exc: _HTTP):
+    async def http_error(request: Request, exc: HTTPError):
         return page(request, exc.status, str(exc))
 
     async def busy(request: Request, exc: Busy):
@@ -98,7 +98,7 @@ def create_app(
         exception_handlers={
             NotFound: not_found,
             404: not_found,
-            _HTTP: http_error,
+            HTTPError: http_error,
             Busy: busy,
             405: bad_path,
         },  # fmt: skip

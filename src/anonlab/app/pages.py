@@ -84,17 +84,17 @@ class App:
         """The request's form, after its CSRF token was checked (403 otherwise)."""
         size = request.headers.get("content-length")
         if size is None:
-            raise _HTTP(411, "the form was sent without its length")
+            raise HTTPError(411, "the form was sent without its length")
         if not size.isdigit():
-            raise _HTTP(400, "the form's length is not a number")
+            raise HTTPError(400, "the form's length is not a number")
         if int(size) > self.max_upload + 64 * 1024:
             limit = self.max_upload / 2**20
-            raise _HTTP(413, f"the upload is larger than this server takes ({limit:,.0f} MB; "
+            raise HTTPError(413, f"the upload is larger than this server takes ({limit:,.0f} MB; "
                              "start it with --max-upload-mb to take more)")  # fmt: skip
         form = await request.form(max_files=files, max_fields=fields)
         session = request.scope.get("state", {}).get("session")
         if not check_csrf(self.sessions, session, form.get("csrf")):
-            raise _HTTP(403, "this form has expired or did not come from this app: reload the page")
+            raise HTTPError(403, "this form has expired or did not come from this app: reload it")
         return form
 
     def project(self, request: Request) -> Project:
@@ -115,7 +115,7 @@ class App:
             return await self._home_error(request, "choose a CSV or Parquet file to upload")
         if file.size is not None and file.size > self.max_upload:
             limit = self.max_upload / 2**20
-            raise _HTTP(413, f"the upload is larger than this server takes ({limit:,.0f} MB; "
+            raise HTTPError(413, f"the upload is larger than this server takes ({limit:,.0f} MB; "
                              "start it with --max-upload-mb to take more)")  # fmt: skip
         name = Path(file.filename).name
         suffix = Path(name).suffix.lower()
@@ -264,7 +264,7 @@ class App:
         form = await self.form(request)
         action = form.get("action")
         if action not in ("preview", "use", "none", "value-sets"):
-            raise _HTTP(400, f"action: preview, use, none or value-sets, not {action!r}")
+            raise HTTPError(400, f"action: preview, use, none or value-sets, not {action!r}")
         try:
             if action in ("none", "value-sets"):
                 hierarchy = None
@@ -299,7 +299,7 @@ class App:
         file = form.get("file")
         kind = form.get("kind", "arx")
         if kind not in ("arx", "mapping"):
-            raise _HTTP(400, f"kind: 'arx' or 'mapping', not {kind!r}")
+            raise HTTPError(400, f"kind: 'arx' or 'mapping', not {kind!r}")
         if not isinstance(file, UploadFile) or not file.filename:
             what = "an ARX hierarchy file" if kind == "arx" else "a mapping file"
             return self._hierarchies_page(
@@ -490,7 +490,9 @@ class App:
                         headers={"content-security-policy": REPORT_POLICY})  # fmt: skip
 
 
-class _HTTP(Exception):
+class HTTPError(Exception):
+    """A request refused with an HTTP status and a message for the page."""
+
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status = status

@@ -311,6 +311,7 @@ def foreground_attack_distributed(
 
     o = keyword_options(foreground_attack, options)
     search = {name: o.pop(name) for name in ("attributes", "max_attributes", "include_empty")}
+    o.pop("threads")  # the driver mines the sets one after another (below)
     require_groups(release)
     mining = mining_options(**o)
     targets = resolve_targets(release, sensitive_values)
