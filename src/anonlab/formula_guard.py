@@ -3,8 +3,11 @@
 A spreadsheet (Excel, LibreOffice, Google Sheets) opening a CSV treats a cell that starts with
 ``=``, ``+``, ``-`` or ``@`` as a formula (``=HYPERLINK(...)``, ``=cmd|' /C calc'!A0``,
 ``@SUM(1)``, ``+1+1``), and some also after a leading tab or carriage return. Every CSV that
-anonlab writes passes through :func:`guard_frame`, and every CSV it reads through
-:func:`unguard_frame`, so that anonlab reads its own output back exactly.
+anonlab writes is guarded (:func:`guard_frame`; the published files, written in chunks, through
+:func:`guard_series` on each column's distinct values, :mod:`anonlab.release_io.export`), and
+every CSV it reads goes through :func:`unguard_frame`, so that anonlab reads its own output
+back exactly. Published Parquet files are typed and not guarded (a spreadsheet does not open
+Parquet as text; whoever converts one to CSV guards it).
 
 Choices made (OWASP's "CSV injection" advice):
 

@@ -72,3 +72,30 @@ def test_a_form_asking_for_what_cannot_be_done_says_so(app_client, project, fiel
     r = _anonymize(app_client, project, **fields)
     assert r.status_code == 400 and words in r.text
     assert app_client.client.get(f"/p/{project}/job").json()["kind"] == "init"  # no job started
+
+
+def test_parquet_published_files_are_zipped_as_released(app_client, project):
+    import io
+    import zipfile
+
+    r = _anonymize(app_client, project, algorithm="mondrian", k="5", published_format="parquet")
+    assert r.status_code == 303
+    assert app_client.wait(project)["state"] == "done"
+    folder = app_client.app.app.state.anonlab.projects.get(project).folder
+    published = folder / "releases" / "r1" / "published"
+    assert [p.name for p in published.iterdir()] == ["generalized.parquet"]
+    page = app_client.client.get(f"/p/{project}/r/r1").text
+    assert "typed Parquet columns, not guarded" in page
+    for _ in range(2):  # made once, then served from disk: the same bytes
+        z = app_client.client.get(f"/p/{project}/r/r1/published.zip")
+        assert z.status_code == 200 and z.headers["content-type"] == "application/zip"
+        with zipfile.ZipFile(io.BytesIO(z.content)) as archive:
+            assert archive.namelist() == ["generalized.parquet"]
+            assert (
+                archive.read("generalized.parquet")
+                == (published / "generalized.parquet").read_bytes()
+            )
+    r = _anonymize(app_client, project, algorithm="mondrian", k="5", published_format="xlsx")
+    assert r.status_code == 400 and "published_format: choose one of csv, parquet" in r.text
+    # the cached zip beside the releases is not mistaken for a release
+    assert app_client.app.app.state.anonlab.projects.get(project).next_release() == "r2"

@@ -43,6 +43,8 @@ LATTICE_MODELS = {
 }
 METRICS = ("arx-loss", "height", "precision", "discernibility", "aecs")
 SCHEMES = ("generalization", "bucketization")
+#: The published files' format (``--published-format``).
+PUBLISHED_FORMATS = ("csv", "parquet")
 #: Numeric fields of the anonymize form: CLI option and kind.
 NUMBERS = {
     "k": ("--k", int), "l": ("--l", int), "m": ("--m", int), "t": ("--t", float),
@@ -156,7 +158,9 @@ def anonymize_argv(form: Mapping[str, Any], data: str, out: str) -> tuple[list[s
         argv += ["--model", ",".join(models)]
         request["model"] = ",".join(models)
     for field, allowed, option in (("metric", METRICS, "--metric"),
-                                   ("scheme", SCHEMES, "--scheme")):  # fmt: skip
+                                   ("scheme", SCHEMES, "--scheme"),
+                                   ("published_format", PUBLISHED_FORMATS,
+                                    "--published-format")):  # fmt: skip
         value = str(form.get(field) or "")
         if value:
             if value not in allowed:

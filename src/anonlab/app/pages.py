@@ -342,6 +342,7 @@ class App:
             request, "anonymize.html", status=status, project=project, error=error,
             algorithms=forms.ALGORITHMS, several=forms.SEVERAL_SENSITIVE, sensitive=sensitive,
             models=list(forms.LATTICE_MODELS), metrics=forms.METRICS, schemes=forms.SCHEMES,
+            formats=forms.PUBLISHED_FORMATS,
             job=self.jobs.status(project),
         )  # fmt: skip
 
@@ -408,18 +409,22 @@ class App:
                             headers={"content-security-policy": REPORT_POLICY})  # fmt: skip
 
     async def published_zip(self, request: Request) -> Response:
-        """The published files, as they are released (the export's own bytes), zipped."""
+        """The published files, as they are released (the export's own bytes), zipped. The
+        zip is written to disk once, beside the release (a release never changes), and sent
+        from there: a 10M-record release's files are hundreds of MB, not for memory."""
         project = self.project(request)
         rid = request.path_params["release"]
         folder = project.release_folder(rid) / "published"
-        buffer = io.BytesIO()
-        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-            for path in sorted(folder.iterdir()):
-                if path.is_file():
-                    archive.write(path, path.name)
-        return Response(buffer.getvalue(), media_type="application/zip",
-                        headers={"content-disposition":
-                                 f'attachment; filename="{rid}-published.zip"'})  # fmt: skip
+        archive_path = folder.parent.parent / f"{rid}.published.zip"
+        if not archive_path.is_file():
+            staged = archive_path.with_name(archive_path.name + ".part")
+            with zipfile.ZipFile(staged, "w", zipfile.ZIP_DEFLATED) as archive:
+                for path in sorted(folder.iterdir()):
+                    if path.is_file():
+                        archive.write(path, path.name)
+            staged.replace(archive_path)  # atomic: a reader sees the whole zip or none
+        return FileResponse(archive_path, media_type="application/zip",
+                            filename=f"{rid}-published.zip")  # fmt: skip
 
     async def rerun_zip(self, request: Request) -> Response:
         """The schema and hierarchies, with the command lines that rerun the project's releases
