@@ -7,6 +7,7 @@ python-multipart) or httpx is not installed; the README's test command installs 
 from __future__ import annotations
 
 import re
+import sys
 import time
 from pathlib import Path
 
@@ -19,6 +20,11 @@ pytest.importorskip("httpx")
 pytest.importorskip("multipart")
 
 HOSTILE = "<script>document.title='pwned'</script>"
+
+#: Test modules that need these helpers at import time (module-scoped fixtures) import this
+#: conftest by this name: pytest's importlib mode does not make it importable otherwise.
+SUPPORT = "anonlab_app_test_support"
+sys.modules.setdefault(SUPPORT, sys.modules[__name__])
 
 
 def write_discharges(path: Path, n: int = 300, *, seed: int = 0, hostile: bool = False) -> Path:

@@ -10,7 +10,6 @@ change a project, or need a job of their own, use projects of their own.
 from __future__ import annotations
 
 import html
-import importlib.util
 import io
 import json
 import re
@@ -22,32 +21,18 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import anonlab_app_test_support as _support  # tests/app/conftest.py
+import markupsafe
+import pandas as pd
 import pytest
 
+from anonlab.app.forms import COMPARE_ALGORITHMS
+from anonlab.app.security import REPORT_POLICY
+from anonlab.schema_file import read_schema_file
 
-def _load_conftest():
-    """The app tests' conftest as a module (its LoggedIn and write_discharges, for the
-    module-scoped fixtures; pytest's importlib mode does not make it importable by name)."""
-    name = "_anonlab_app_conftest"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("conftest.py"))
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        sys.modules[name] = module
-    return sys.modules[name]
-
-
-_support = _load_conftest()
 LoggedIn = _support.LoggedIn
 write_discharges = _support.write_discharges
 HOSTILE = _support.HOSTILE
-
-import markupsafe  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from anonlab.app.forms import COMPARE_ALGORITHMS  # noqa: E402
-from anonlab.app.security import REPORT_POLICY  # noqa: E402
-from anonlab.schema_file import read_schema_file  # noqa: E402
 
 COLUMNS = ["patient_id", "zip", "birth_date", "sex", "icd10", "insurer", "stay"]
 ROLES = {

@@ -10,40 +10,24 @@ audit files, a comparison): no CLI job runs, so each test is quick; the uploads 
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import anonlab_app_test_support as _support  # tests/app/conftest.py
 import pytest
+from starlette.routing import Mount, Route
+from starlette.testclient import TestClient
 
+from anonlab.app import Sessions, create_app
+from anonlab.app.pages import RELEASE_FILES
+from anonlab.app.projects import Project, write_json
+from anonlab.app.security import COOKIE, PAGE_POLICY, REPORT_POLICY
 
-def _load_conftest():
-    """The app tests' conftest as a module (its LoggedIn and write_discharges, for the
-    module-scoped fixture; pytest's importlib mode does not make it importable by name)."""
-    name = "_anonlab_app_conftest"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("conftest.py"))
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        sys.modules[name] = module
-    return sys.modules[name]
-
-
-_support = _load_conftest()
 LoggedIn = _support.LoggedIn
 write_discharges = _support.write_discharges
-
-from starlette.routing import Mount, Route  # noqa: E402
-from starlette.testclient import TestClient  # noqa: E402
-
-from anonlab.app import Sessions, create_app  # noqa: E402
-from anonlab.app.pages import RELEASE_FILES  # noqa: E402
-from anonlab.app.projects import Project, write_json  # noqa: E402
-from anonlab.app.security import COOKIE, PAGE_POLICY, REPORT_POLICY  # noqa: E402
 
 CANARY = "CANARY-7f3a-must-never-be-served"
 COLUMNS = ["patient_id", "zip", "birth_date", "sex", "icd10", "insurer", "stay"]
