@@ -100,3 +100,20 @@ def test_progress_is_read_from_the_command(project):
 
 def test_no_project_before_its_first_job(project):
     assert Jobs().status(project) == {"state": "none"}
+
+
+def test_cancel_all_stops_every_running_job(tmp_path, monkeypatch):
+    # what the server does when it stops: no job's process outlives it
+    monkeypatch.setattr(
+        jobs_module, "_command", lambda argv: [sys.executable, "-c", "import time; time.sleep(60)"]
+    )
+    projects = Projects(tmp_path / "work")
+    jobs = Jobs()
+    started = [projects.create(f"{i}.csv", ".csv", "upload") for i in range(2)]
+    for project in started:
+        jobs.start(project, "sleep", [["x"]], label="a minute")
+    time.sleep(0.3)
+    assert jobs.cancel_all() == 2
+    for project in started:
+        assert _wait(jobs, project, timeout=20)["state"] == "cancelled"
+    assert jobs.cancel_all() == 0

@@ -143,6 +143,18 @@ class Jobs:
                 run.process.terminate()
         return True
 
+    def cancel_all(self) -> int:
+        """Stop every running job (the server is stopping: its jobs' processes must not
+        outlive it and finish unseen); returns how many were stopped."""
+        with self._lock:
+            runs = list(self._running.values())
+        for run in runs:
+            with run.lock:
+                run.cancelled = True
+                if run.process is not None and run.process.poll() is None:
+                    run.process.terminate()
+        return len(runs)
+
     def running(self, project: Project) -> bool:
         with self._lock:
             return project.id in self._running

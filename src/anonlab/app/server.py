@@ -68,5 +68,6 @@ def serve(host: str, port: int, workdir: Path, max_upload: int, *, announce=prin
     try:
         server.run(sockets=[sock])
     finally:
+        app.app.state.anonlab.jobs.cancel_all()  # no job's process outlives the server
         sock.close()
         sys.stdout.flush()
