@@ -14,8 +14,11 @@ level at a time from histograms that the workers compute over their own records:
 * **apply** (:func:`apply_cuts`, on a worker): each record's new partition from a small table
   the driver broadcasts (per partition: attribute, threshold code, left and right ids).
 
-:func:`histogram_mondrian_cuts` runs that loop over in-memory blocks (the map is a loop over
-blocks, the reduce a sum) and returns the same :class:`Partitioning` as ``mondrian_cuts``.
+:func:`grow_cut_tree` is that loop, given the map-reduce and the apply as two functions;
+:func:`histogram_mondrian_cuts` runs it over in-memory blocks (the map is a loop over blocks,
+the reduce a sum) and returns the same :class:`Partitioning` as ``mondrian_cuts``;
+:func:`anonlab.distributed.worker_cuts.mondrian_cuts_on_workers` runs it on a Dask cluster over
+Parquet row groups that the workers read and keep.
 
 Why the result is identical. ``mondrian_cuts`` decides a partition's cut from that partition's
 records only (its size, sensitive histogram, per-attribute code ranges, medians, and the halves'
@@ -57,7 +60,7 @@ Choices:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -307,6 +310,104 @@ def apply_cuts(qi: np.ndarray, part: np.ndarray, cut_table: np.ndarray) -> np.nd
     return np.where(is_cut, moved, part)
 
 
+@dataclass
+class CutTree:
+    """The cut tree the level loop grows (:func:`grow_cut_tree`).
+
+    ``children[node]`` is ``(left, right)`` for a cut partition, None for a leaf; node 0 is the
+    root. ``cuts``, ``refused_splits`` and ``oversized`` count as ``mondrian_cuts`` does.
+    """
+
+    children: list[tuple[int, int] | None]
+    cuts: int = 0
+    refused_splits: int = 0
+    oversized: int = 0
+
+    def leaf_numbers(self) -> tuple[np.ndarray, int]:
+        """Node → its leaf number (int32, -1 for an inner node) and the number of leaves:
+        leaves left to right (depth-first, left child first), as ``mondrian_cuts`` numbers
+        them."""
+        leaf_number = np.full(len(self.children), -1, dtype=np.int32)
+        stack, count = [0], 0
+        while stack:
+            node = stack.pop()
+            kids = self.children[node]
+            if kids is None:
+                leaf_number[node] = count
+                count += 1
+            else:
+                stack += [kids[1], kids[0]]
+        return leaf_number, count
+
+
+def grow_cut_tree(
+    n_rows: int,
+    level_histogram: Callable[[np.ndarray], np.ndarray],
+    apply_table: Callable[[np.ndarray], None],
+    constrained: np.ndarray,
+    width: np.ndarray,
+    domains: Iterable[int],
+    *,
+    k: int,
+    l: int,
+    look_ahead: bool,
+    max_partition_rows: int,
+) -> CutTree:
+    """The driver's level loop, whatever holds the records.
+
+    ``level_histogram(open_row)`` returns the reduced :func:`level_histograms` of all the
+    records for this ``open_row`` (partition id → row among the open partitions, -1 when not
+    open); ``apply_table(table)`` moves every record to its new partition id with
+    :func:`apply_cuts` and this table. The loop (this function) only sees those reduced
+    histograms and the ``n_rows`` count: :func:`histogram_mondrian_cuts` supplies in-memory
+    blocks, :func:`anonlab.distributed.worker_cuts.mondrian_cuts_on_workers` Dask futures.
+    Each level: the decisions (:func:`decide_cuts`), the cut table, and a half with more than
+    ``max_partition_rows`` records opened for the next level.
+    """
+    domains = [int(x) for x in domains]
+    constrained = np.asarray(constrained, dtype=bool)
+    tree = CutTree(children=[None])
+    open_ids = [0] if (n_rows > max_partition_rows and len(domains) > 0) else []
+    children = tree.children
+    while open_ids:
+        open_row = np.full(len(children), -1, dtype=np.int64)
+        open_row[open_ids] = np.arange(len(open_ids))
+        hist = level_histogram(open_row)
+        decision = decide_cuts(
+            hist,
+            domains,
+            constrained,
+            width,
+            k=k,
+            l=l,
+            look_ahead=look_ahead,
+            max_partition_rows=max_partition_rows,
+        )
+        table = np.full((len(children), 4), -1, dtype=np.int64)
+        next_open = []
+        for r, node in enumerate(open_ids):  # a loop over open partitions, not records
+            action = int(decision.action[r])
+            if action == OVERSIZED:
+                tree.oversized += 1
+            if action != CUT:
+                continue
+            left, right = len(children), len(children) + 1
+            children[node] = (left, right)
+            children += [None, None]
+            tree.cuts += 1
+            tree.refused_splits += int(decision.refused[r])
+            table[node] = (decision.attribute[r], decision.threshold[r], left, right)
+            n_left = int(decision.n_left[r])
+            if n_left > max_partition_rows:
+                next_open.append(left)
+            if int(decision.size[r]) - n_left > max_partition_rows:
+                next_open.append(right)
+        table = np.vstack([table, np.full((len(children) - len(table), 4), -1, dtype=np.int64)])
+        apply_table(table)
+        open_ids = next_open
+    return tree
+
+
 def histogram_mondrian_cuts(
     blocks: Iterable[tuple[np.ndarray, np.ndarray]],
     constrained: np.ndarray,
@@ -325,8 +426,8 @@ def histogram_mondrian_cuts(
     concatenated); the map is a loop over them, the reduce a sum. Each level: the open
     partitions' joint histograms (:func:`level_histograms`), the decisions
     (:func:`decide_cuts`), the records' new ids (:func:`apply_cuts`); a half with more than
-    ``max_partition_rows`` records is opened for the next level. At the end the leaves are
-    numbered left to right.
+    ``max_partition_rows`` records is opened for the next level (the loop is
+    :func:`grow_cut_tree`). At the end the leaves are numbered left to right.
 
     Returns the same :class:`Partitioning` as ``mondrian_cuts`` on the concatenated table —
     ``part`` (concatenated over the blocks in order), ``n_parts``, ``cuts``,
@@ -338,68 +439,38 @@ def histogram_mondrian_cuts(
     domains = [int(x) for x in domains]
     constrained = np.asarray(constrained, dtype=bool)
     n_values = len(constrained)
-    d = len(domains)
     n = sum(len(s) for _, s in blocks)
     parts = [np.zeros(len(s), dtype=np.int64) for _, s in blocks]
-    # the cut tree: children[node] = (left, right) or None for a leaf
-    children: list[tuple[int, int] | None] = [None]
-    open_ids = [0] if (n > max_partition_rows and d > 0) else []
-    cuts = refused_total = oversized = 0
-    while open_ids:
-        open_row = np.full(len(children), -1, dtype=np.int64)
-        open_row[open_ids] = np.arange(len(open_ids))
-        hist = np.zeros((len(open_ids), histogram_width(domains, n_values)), dtype=np.int64)
+
+    def level_histogram(open_row: np.ndarray) -> np.ndarray:
+        n_open = int(open_row.max()) + 1
+        hist = np.zeros((n_open, histogram_width(domains, n_values)), dtype=np.int64)
         for (q, s), p in zip(blocks, parts, strict=True):  # map; reduce: the sum
             hist += level_histograms(q, s, p, open_row, domains, n_values)
-        decision = decide_cuts(
-            hist,
-            domains,
-            constrained,
-            width,
-            k=k,
-            l=l,
-            look_ahead=look_ahead,
-            max_partition_rows=max_partition_rows,
-        )
-        table = np.full((len(children), 4), -1, dtype=np.int64)
-        next_open = []
-        for r, node in enumerate(open_ids):  # a loop over open partitions, not records
-            action = int(decision.action[r])
-            if action == OVERSIZED:
-                oversized += 1
-            if action != CUT:
-                continue
-            left, right = len(children), len(children) + 1
-            children[node] = (left, right)
-            children += [None, None]
-            cuts += 1
-            refused_total += int(decision.refused[r])
-            table[node] = (decision.attribute[r], decision.threshold[r], left, right)
-            n_left = int(decision.n_left[r])
-            if n_left > max_partition_rows:
-                next_open.append(left)
-            if int(decision.size[r]) - n_left > max_partition_rows:
-                next_open.append(right)
-        table = np.vstack([table, np.full((len(children) - len(table), 4), -1, dtype=np.int64)])
-        parts = [apply_cuts(q, p, table) for (q, _), p in zip(blocks, parts, strict=True)]
-        open_ids = next_open
-    # leaves left to right (depth-first, left child first), as mondrian_cuts numbers them
-    leaf_number = np.full(len(children), -1, dtype=np.int32)
-    stack, count = [0], 0
-    while stack:
-        node = stack.pop()
-        kids = children[node]
-        if kids is None:
-            leaf_number[node] = count
-            count += 1
-        else:
-            stack += [kids[1], kids[0]]
+        return hist
+
+    def apply_table(table: np.ndarray) -> None:
+        parts[:] = [apply_cuts(q, p, table) for (q, _), p in zip(blocks, parts, strict=True)]
+
+    tree = grow_cut_tree(
+        n,
+        level_histogram,
+        apply_table,
+        constrained,
+        width,
+        domains,
+        k=k,
+        l=l,
+        look_ahead=look_ahead,
+        max_partition_rows=max_partition_rows,
+    )
+    leaf_number, count = tree.leaf_numbers()
     part = leaf_number[np.concatenate(parts)] if parts else np.zeros(0, dtype=np.int32)
     return Partitioning(
         part=part.astype(np.int32),
         n_parts=count,
         method="mondrian-cuts",
-        cuts=cuts,
-        refused_splits=refused_total,
-        oversized=oversized,
+        cuts=tree.cuts,
+        refused_splits=tree.refused_splits,
+        oversized=tree.oversized,
     )

@@ -1,0 +1,265 @@
+"""Mondrian's cuts on a Dask cluster from Parquet row groups read by the workers (issue 21).
+
+The result equals ``mondrian_cuts`` on the same codes, the driver receives only distinct values
+and reduced histograms, and it never reads a block itself.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+from anonlab.distributed import worker_cuts  # noqa: E402
+from anonlab.distributed.partitioning import mondrian_cuts  # noqa: E402
+from anonlab.distributed.worker_cuts import (  # noqa: E402
+    encode,
+    mondrian_cuts_on_workers,
+    parquet_domains,
+)
+from anonlab.errors import AnonlabError  # noqa: E402
+from anonlab.table import Table  # noqa: E402
+
+N_CENSUS = 20_000
+ROW_GROUP = 2_500
+
+
+@pytest.fixture(scope="module")
+def census_table() -> Table:
+    return Table.from_dataset("census-kdd-workers").take(np.arange(N_CENSUS))
+
+
+@pytest.fixture(scope="module")
+def census_parquet(census_table, tmp_path_factory):
+    """The first 20,000 census-kdd-workers records, QIs and sensitive, in 8 row groups."""
+    columns = [*census_table.quasi_identifiers, census_table.sensitive]
+    frame = census_table.to_frame()[columns]
+    path = tmp_path_factory.mktemp("census") / "census.parquet"
+    pq.write_table(
+        pa.Table.from_pandas(frame, preserve_index=False), path, row_group_size=ROW_GROUP
+    )
+    assert pq.ParquetFile(path).metadata.num_row_groups == N_CENSUS // ROW_GROUP
+    return str(path), frame, list(census_table.quasi_identifiers), census_table.sensitive
+
+
+@pytest.fixture(scope="module")
+def synthetic_parquet(tmp_path_factory):
+    """A random table (ints, strings, a skewed sensitive column) in 9 uneven row groups."""
+    rng = np.random.default_rng(21)
+    n = 6_000
+    values = [f"s{i:02d}" for i in range(24)]
+    frame = pd.DataFrame(
+        {
+            "a": rng.integers(-5, 30, n),
+            "b": rng.choice(["x", "y", "zz", "w", "v"], n),
+            "c": rng.normal(0, 1, n).round(1),
+            "s": rng.choice(values, n, p=rng.dirichlet(np.full(len(values), 8.0))),
+        }
+    )
+    path = tmp_path_factory.mktemp("synthetic") / "synthetic.parquet"
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path, row_group_size=700)
+    return str(path), frame, ["a", "b", "c"], "s"
+
+
+def _reference(frame, qi_names, sensitive_name, constrained_values, **kwargs):
+    """mondrian_cuts on the file's columns coded independently (np.unique: sorted codes)."""
+    codes, domains = [], {}
+    for name in [*qi_names, sensitive_name]:
+        domains[name], code = np.unique(frame[name].to_numpy(), return_inverse=True)
+        codes.append(code)
+    qi = np.column_stack(codes[:-1]).astype(np.int32)
+    sens_domain = domains[sensitive_name]
+    if constrained_values is None:
+        constrained = np.ones(len(sens_domain), dtype=bool)
+    else:
+        constrained = np.isin(sens_domain, constrained_values)
+    width = np.array([len(domains[q]) for q in qi_names], dtype=np.int64) - 1
+    return mondrian_cuts(qi, codes[-1], constrained, width, **kwargs), domains
+
+
+def _same(got, expected):
+    assert got.n_parts == expected.n_parts
+    assert (got.cuts, got.refused_splits, got.oversized) == (
+        expected.cuts,
+        expected.refused_splits,
+        expected.oversized,
+    )
+    assert got.part.dtype == np.int32
+    np.testing.assert_array_equal(got.part, expected.part)
+
+
+CASES = [
+    pytest.param(dict(k=10, l=1, look_ahead=False), None, id="mondrian-k10"),
+    pytest.param(dict(k=1, l=4, look_ahead=False), None, id="mondrian-l4"),
+    pytest.param(dict(k=10, l=4, look_ahead=False), None, id="mondrian-k10-l4"),
+    pytest.param(dict(k=1, l=4, look_ahead=True), None, id="mondrian+-l4"),
+]
+
+
+@pytest.mark.parametrize(("params", "constrained_values"), CASES)
+def test_census_equals_mondrian_cuts(dask_client, census_parquet, params, constrained_values):
+    path, frame, qi_names, sensitive_name = census_parquet
+    kwargs = dict(params, max_partition_rows=2000)
+    expected, domains = _reference(frame, qi_names, sensitive_name, constrained_values, **kwargs)
+    got = mondrian_cuts_on_workers(
+        dask_client, path, qi_names, sensitive_name, constrained_values, gather_parts=True, **kwargs
+    )
+    print(f"n_parts={expected.n_parts} refused={expected.refused_splits}", end=" ")
+    assert expected.n_parts >= 5
+    _same(got.partitioning(), expected)
+    assert got.n_rows == N_CENSUS
+    for name, domain in domains.items():
+        np.testing.assert_array_equal(got.domains[name], domain)
+
+
+@pytest.mark.parametrize(
+    ("params", "constrained_values"),
+    [
+        *CASES,
+        pytest.param(
+            dict(k=1, l=3, look_ahead=False), ["s00", "s01", "s02"], id="mondrian-l3-protected"
+        ),
+        pytest.param(
+            dict(k=1, l=3, look_ahead=True), ["s00", "s01", "s02"], id="mondrian+-l3-protected"
+        ),
+    ],
+)
+def test_synthetic_equals_mondrian_cuts(dask_client, synthetic_parquet, params, constrained_values):
+    path, frame, qi_names, sensitive_name = synthetic_parquet
+    kwargs = dict(params, max_partition_rows=400)
+    expected, _ = _reference(frame, qi_names, sensitive_name, constrained_values, **kwargs)
+    got = mondrian_cuts_on_workers(
+        dask_client,
+        path,
+        qi_names,
+        sensitive_name,
+        constrained_values,
+        gather_parts=True,
+        split_every=3,  # a reduce tree of depth 2 over the 9 blocks
+        **kwargs,
+    )
+    print(f"n_parts={expected.n_parts} refused={expected.refused_splits}", end=" ")
+    assert expected.n_parts >= 2
+    _same(got.partitioning(), expected)
+
+
+def test_table_domains_give_the_tables_codes(dask_client, census_parquet, census_table):
+    """Domains in a Table's code order (unsorted categories): the result is mondrian_cuts on
+    the Table's own codes."""
+    path, _, qi_names, sensitive_name = census_parquet
+    domains = {name: census_table.values[name] for name in [*qi_names, sensitive_name]}
+    kwargs = dict(k=1, l=4, look_ahead=False, max_partition_rows=2000)
+    sens = census_table.require_sensitive()
+    expected = mondrian_cuts(
+        census_table.qi_matrix(),
+        census_table.codes[sens],
+        census_table.value_mask(sens, None),
+        np.array([census_table.domain_size(q) for q in qi_names], dtype=np.int64) - 1,
+        **kwargs,
+    )
+    got = mondrian_cuts_on_workers(
+        dask_client, path, qi_names, sensitive_name, None, domains=domains, gather_parts=True,
+        **kwargs,
+    )  # fmt: skip
+    _same(got.partitioning(), expected)
+
+
+def test_driver_never_materialises_the_records(dask_client, census_parquet, monkeypatch):
+    path, frame, qi_names, sensitive_name = census_parquet
+    kwargs = dict(k=1, l=4, look_ahead=True, max_partition_rows=2000)
+    expected, domains = _reference(frame, qi_names, sensitive_name, None, **kwargs)
+    sizes = {name: len(d) for name, d in domains.items()}
+    n_values = sizes[sensitive_name]
+    sum_domains = sum(sizes[q] for q in qi_names)
+
+    def no_local_read(*args, **kwargs):
+        raise AssertionError("read_block called on the driver")
+
+    # the driver's copy of the module; the worker processes import their own
+    monkeypatch.setattr(worker_cuts, "read_block", no_local_read)
+    received: list[tuple[str, object]] = []
+    got = mondrian_cuts_on_workers(
+        dask_client,
+        path,
+        qi_names,
+        sensitive_name,
+        None,
+        on_gather=lambda kind, value: received.append((kind, value)),
+        **kwargs,
+    )
+    assert got.part is None
+    assert (got.n_parts, got.cuts, got.refused_splits, got.oversized) == (
+        expected.n_parts,
+        expected.cuts,
+        expected.refused_splits,
+        expected.oversized,
+    )
+    # the part arrays stayed on the workers; the test (not the function) gathers them
+    np.testing.assert_array_equal(
+        np.concatenate(dask_client.gather(got.part_futures)), expected.part
+    )
+
+    kinds = [kind for kind, _ in received]
+    assert set(kinds) == {"domains", "histogram"}
+    assert kinds.count("domains") == N_CENSUS // ROW_GROUP  # one answer per row group
+    levels = [value for kind, value in received if kind == "histogram"]
+    assert len(levels) >= 3
+    per_level = []
+    for hist in levels:
+        assert isinstance(hist, np.ndarray) and hist.ndim == 2 and hist.dtype == np.int64
+        n_open = hist.shape[0]
+        # every open partition has more than max_partition_rows records
+        assert 1 <= n_open and n_open * 2000 < N_CENSUS
+        assert hist.shape[1] == sum_domains * n_values
+        assert hist.nbytes <= n_open * sum_domains * n_values * 8
+        per_level.append(hist.nbytes)
+    for kind, value in received:
+        if kind == "domains":  # a row group's distinct values, column by column
+            assert len(value) == len(qi_names) + 1
+            for name, distinct in zip([*qi_names, sensitive_name], value, strict=True):
+                assert len(distinct) <= sizes[name]
+    # nothing with one entry per record (or per row group's record) reached the driver
+    for _, value in received:
+        arrays = value if isinstance(value, list) else [value]
+        for array in arrays:
+            assert len(array) < ROW_GROUP
+    print("bytes received per level:", per_level)
+
+
+def test_on_gather_sees_gathered_parts(dask_client, synthetic_parquet):
+    """The hook is not blind: asking for the part arrays shows per-record arrays to it."""
+    path, _, qi_names, sensitive_name = synthetic_parquet
+    received = []
+    mondrian_cuts_on_workers(
+        dask_client, path, qi_names, sensitive_name, None, k=10, l=1, look_ahead=False,
+        max_partition_rows=400, gather_parts=True,
+        on_gather=lambda kind, value: received.append((kind, value)),
+    )  # fmt: skip
+    parts = [value for kind, value in received if kind == "parts"]
+    assert len(parts) == 1 and sum(len(p) for p in parts[0]) == 6_000
+
+
+def test_value_outside_domain_names_column_and_value(dask_client, census_parquet):
+    path, _, qi_names, sensitive_name = census_parquet
+    domains = parquet_domains(dask_client, path, [*qi_names, sensitive_name])
+    domains["race"] = domains["race"][domains["race"] != "Other"]
+    with pytest.raises(AnonlabError, match=r"column 'race'.*value 'Other' is not in its domain"):
+        mondrian_cuts_on_workers(
+            dask_client, path, qi_names, sensitive_name, None, k=10, l=1, look_ahead=False,
+            max_partition_rows=2000, domains=domains,
+        )  # fmt: skip
+
+
+def test_encode():
+    np.testing.assert_array_equal(encode(np.array([3, 1, 2]), np.array([1, 2, 3]), "x"), [2, 0, 1])
+    # a domain in any order: codes are positions in it
+    np.testing.assert_array_equal(
+        encode(np.array(["b", "a", "c"], dtype=object), np.array(["c", "a", "b"]), "y"), [2, 1, 0]
+    )
+    with pytest.raises(AnonlabError, match=r"column 'x'.*value 4 "):
+        encode(np.array([1, 4]), np.array([1, 2, 3]), "x")
+    with pytest.raises(AnonlabError, match=r"column 'y'.*value None "):
+        encode(np.array(["a", None], dtype=object), np.array(["a", "b"], dtype=object), "y")
