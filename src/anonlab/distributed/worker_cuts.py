@@ -338,7 +338,10 @@ def mondrian_cuts_on_workers(
     width = np.array(qi_domains, dtype=np.int64) - 1
     rows = row_group_rows(path)
     n_groups = len(rows)
-    [domains_future] = client.scatter([domains], broadcast=True)  # sent once to each worker
+    # sent once to each worker, under a key of its own: scattered by content (the default),
+    # a second call with the same domains reuses the first call's key, whose release when the
+    # first call's future is dropped then cancels the second call's reads (lost dependencies)
+    [domains_future] = client.scatter([domains], broadcast=True, hash=False)
     blocks = [
         client.submit(
             _read_block_task, path, g, qi_names, sensitive_name, domains_future, pure=False

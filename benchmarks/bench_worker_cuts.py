@@ -1,0 +1,124 @@
+"""Mondrian's cuts with the records on the workers (issue 21): time against the number of
+workers, and what the driver receives.
+
+    python benchmarks/bench_worker_cuts.py [--records 2000000] [--workers 1,2]
+        [--row-group 250000] [--max-partition-rows 250000] [--repeat 3]
+
+Writes census-kdd-workers resampled with replacement to ``--records`` records (seed 0; its
+default quasi-identifiers and sensitive attribute, as values) to a Parquet file with row groups
+of ``--row-group`` records, then for each worker count starts a LocalCluster (one thread per
+worker process) and times :func:`anonlab.distributed.worker_cuts.mondrian_cuts_on_workers`
+(ℓ = 4, Mondrian's cuts down to ``--max-partition-rows``): the blocks are read and coded on the
+workers, every level's histograms summed by tasks, and only the reduced histograms (and each
+row group's distinct values) reach the driver, whose bytes are counted through ``on_gather``.
+The single-machine reference (:func:`~anonlab.distributed.partitioning.mondrian_cuts` on the
+whole coded table, in this process) is timed too, and the parts are checked equal once.
+
+On this project's 2-core machines only ``--workers 1,2`` means anything; on a machine with 16
+cores, ``--records 100000000 --workers 1,2,4,8,16`` is the issue's speed-up curve (the script
+prints the Markdown table; median of ``--repeat``; cluster start-up is not timed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import statistics
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from timing import cpu_name, row
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+def _data(records: int, row_group: int, folder: pathlib.Path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from anonlab import Table
+
+    table = Table.from_dataset("census-kdd-workers").resample(records, 0)
+    qi = list(table.quasi_identifiers)
+    sensitive = table.sensitive
+    frame = table.to_frame()[[*qi, sensitive]]
+    path = folder / "records.parquet"
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path,
+                   row_group_size=row_group)  # fmt: skip
+    return path, table, qi, sensitive
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=2_000_000)
+    parser.add_argument("--workers", default="1,2")
+    parser.add_argument("--row-group", type=int, default=250_000)
+    parser.add_argument("--max-partition-rows", type=int, default=250_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    from anonlab.distributed.partitioning import mondrian_cuts
+    from anonlab.distributed.worker_cuts import mondrian_cuts_on_workers
+    from distributed import Client, LocalCluster
+
+    counts = [int(w) for w in args.workers.split(",")]
+    with tempfile.TemporaryDirectory() as tmp:
+        path, table, qi, sensitive = _data(args.records, args.row_group, pathlib.Path(tmp))
+        domains = {name: table.values[name] for name in [*qi, sensitive]}
+        codes = table.qi_matrix()
+        width = np.array([table.domain_size(a) - 1 for a in qi], dtype=np.int64)
+        constrained = np.ones(table.domain_size(sensitive), dtype=bool)
+        kw = dict(k=1, l=4, look_ahead=False, max_partition_rows=args.max_partition_rows)
+        times = []
+        for _ in range(args.repeat):
+            start = time.perf_counter()
+            reference = mondrian_cuts(codes, table.codes[sensitive], constrained, width, **kw)
+            times.append(time.perf_counter() - start)
+        one_machine = statistics.median(times)
+        rows = []
+        for workers in counts:
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                   dashboard_address=None)  # fmt: skip
+            with cluster, Client(cluster) as client:
+                received = []
+
+                def count(kind, value, received=received):
+                    received.append((kind, int(getattr(value, "nbytes", 0)
+                                                if not isinstance(value, list)
+                                                else sum(v.nbytes for v in value))))  # fmt: skip
+
+                times, result = [], None
+                for i in range(args.repeat + 1):  # the first run warms the workers up
+                    received.clear()
+                    start = time.perf_counter()
+                    result = mondrian_cuts_on_workers(
+                        client, str(path), qi, sensitive, None, domains=domains,
+                        gather_parts=(i == 0), on_gather=count, **kw,
+                    )  # fmt: skip
+                    if i:
+                        times.append(time.perf_counter() - start)
+                    else:
+                        assert np.array_equal(result.part, reference.part), "parts differ"
+                        assert result.n_parts == reference.n_parts
+                histogram_bytes = sum(b for kind, b in received if kind == "histogram")
+                levels = sum(1 for kind, _ in received if kind == "histogram")
+                rows.append((workers, statistics.median(times), result.n_parts, levels,
+                             histogram_bytes))  # fmt: skip
+    print("## Mondrian's cuts with the records on the workers\n")
+    print(f"{cpu_name()}; census-kdd-workers resampled to {args.records:,} records (seed 0), "
+          f"row groups of {args.row_group:,}, ℓ = 4, parts of at most "
+          f"{args.max_partition_rows:,}; median of {args.repeat}.\n")  # fmt: skip
+    print("| workers | cuts on the workers | one machine (`mondrian_cuts`, records in memory) | "
+          "parts | levels | bytes the driver received (histograms) | vs 1 worker |")  # fmt: skip
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    first = rows[0][1]
+    for workers, seconds, parts, levels, received in rows:
+        print(row(workers, f"{seconds:.2f} s", f"{one_machine:.2f} s", parts, levels,
+                  f"{received:,}", f"{first / seconds:.2f}×"))  # fmt: skip
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(HERE))
+    main()
