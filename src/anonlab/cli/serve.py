@@ -55,7 +55,7 @@ def serve(
         say(f"warning: listening on {host}, not this machine only; keep the link private")
 
     def announce(url: str) -> None:
-        say(f"anonlab serve: open {url}")
+        say(f"anonlab serve: open {url}", soft_wrap=True)  # never broken inside the address
         say(f"projects are kept in {workdir.resolve()}; Ctrl+C stops the server")
 
     run(host, port, workdir, max_upload_mb * 2**20, announce=announce)
