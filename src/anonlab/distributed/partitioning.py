@@ -237,28 +237,26 @@ def eligible(histogram: np.ndarray, constrained: np.ndarray, l: int) -> np.ndarr
     return (size >= l) & (l * smax <= size)
 
 
-def merge_ineligible(
-    run: np.ndarray, sensitive: np.ndarray, constrained: np.ndarray, l: int, method: str
-) -> Partitioning:
-    """Merge runs that are not ℓ-eligible with their neighbours (in run order) and report it.
+def merge_plan(
+    histogram: np.ndarray, constrained: np.ndarray, l: int
+) -> tuple[np.ndarray, list[list[int]]]:
+    """Which runs merge, from the runs' sensitive histograms (runs x values) alone.
 
-    ``run`` is the run id of each record (``0 .. R-1``, in the order's sequence). The whole table
-    must be ℓ-eligible (checked by the caller); then so is every part returned.
+    Returns ``(part_of_run, members)``: the part each run joins and the runs of each part.
+    Runs are scanned in order; a run that is not ℓ-eligible absorbs the next until the union
+    is; a tail that is not eligible is merged backwards. If the runs together are ℓ-eligible,
+    so is every part (at worst everything merges into one part).
     """
-    n_values = len(constrained)
-    n_runs = int(run.max()) + 1 if len(run) else 1
-    hist = np.bincount(
-        run.astype(np.int64) * n_values + np.asarray(sensitive, dtype=np.int64),
-        minlength=n_runs * n_values,
-    ).reshape(n_runs, n_values)
-    ok = eligible(hist, constrained, l)
+    histogram = np.atleast_2d(np.asarray(histogram, dtype=np.int64))
+    n_runs, n_values = histogram.shape
+    ok = eligible(histogram, constrained, l)
     groups: list[list[int]] = []  # runs of each part
     group_hist: list[np.ndarray] = []
     current: list[int] = []
     current_hist = np.zeros(n_values, dtype=np.int64)
     for r in range(n_runs):  # a loop over runs (hundreds), not records
         current.append(r)
-        current_hist = current_hist + hist[r]
+        current_hist = current_hist + histogram[r]
         if (len(current) == 1 and ok[r]) or eligible(current_hist, constrained, l)[0]:
             groups.append(current)
             group_hist.append(current_hist)
@@ -272,6 +270,25 @@ def merge_ineligible(
     part_of_run = np.empty(n_runs, dtype=np.int32)
     for p, members in enumerate(groups):
         part_of_run[members] = p
+    return part_of_run, groups
+
+
+def merge_ineligible(
+    run: np.ndarray, sensitive: np.ndarray, constrained: np.ndarray, l: int, method: str
+) -> Partitioning:
+    """Merge runs that are not ℓ-eligible with their neighbours (in run order) and report it
+    (:func:`merge_plan` on the runs' histograms).
+
+    ``run`` is the run id of each record (``0 .. R-1``, in the order's sequence). The whole table
+    must be ℓ-eligible (checked by the caller); then so is every part returned.
+    """
+    n_values = len(constrained)
+    n_runs = int(run.max()) + 1 if len(run) else 1
+    hist = np.bincount(
+        run.astype(np.int64) * n_values + np.asarray(sensitive, dtype=np.int64),
+        minlength=n_runs * n_values,
+    ).reshape(n_runs, n_values)
+    part_of_run, groups = merge_plan(hist, constrained, l)
     return Partitioning(
         part=part_of_run[run],
         n_parts=len(groups),

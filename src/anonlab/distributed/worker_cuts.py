@@ -280,6 +280,7 @@ def mondrian_cuts_on_workers(
     gather_parts: bool = False,
     on_gather: Callable[[str, Any], None] | None = None,
     split_every: int = SPLIT_EVERY,
+    blocks: Sequence[Future] | None = None,
 ) -> WorkerCuts:
     """Mondrian's (``look_ahead=False``) or Mondrian+'s (``True``) driver cuts of the records of
     the Parquet file ``path``, the records read and kept by the workers.
@@ -306,6 +307,10 @@ def mondrian_cuts_on_workers(
         ``gather_parts``, ``"parts"``.
     split_every : int
         The reduce tree's fan-in.
+    blocks : sequence of futures, optional
+        The row groups already read on the workers, one future per row group of ``path`` in
+        order, each holding ``(qi, sensitive)`` as :func:`read_block` returns them (coded with
+        ``domains``, which must then be given); by default the row groups are read here.
 
     Returns
     -------
@@ -318,6 +323,8 @@ def mondrian_cuts_on_workers(
     if split_every < 2:
         raise AnonlabError(f"split_every must be at least 2, not {split_every}")
     if domains is None:
+        if blocks is not None:
+            raise AnonlabError("blocks coded elsewhere need the domains they were coded with")
         domains = parquet_domains(client, path, [*qi_names, sensitive_name], on_gather=on_gather)
     domains = {name: np.asarray(domains[name]) for name in [*qi_names, sensitive_name]}
     sens_domain = domains[sensitive_name]
@@ -341,13 +348,17 @@ def mondrian_cuts_on_workers(
     # sent once to each worker, under a key of its own: scattered by content (the default),
     # a second call with the same domains reuses the first call's key, whose release when the
     # first call's future is dropped then cancels the second call's reads (lost dependencies)
-    [domains_future] = client.scatter([domains], broadcast=True, hash=False)
-    blocks = [
-        client.submit(
-            _read_block_task, path, g, qi_names, sensitive_name, domains_future, pure=False
-        )
-        for g in range(n_groups)
-    ]
+    if blocks is None:
+        [domains_future] = client.scatter([domains], broadcast=True, hash=False)
+        blocks = [
+            client.submit(
+                _read_block_task, path, g, qi_names, sensitive_name, domains_future, pure=False
+            )
+            for g in range(n_groups)
+        ]
+    elif len(blocks) != n_groups:
+        raise AnonlabError(f"{len(blocks)} blocks given for the {n_groups} row groups of {path}")
+    blocks = list(blocks)
     parts = client.map(_block_zeros, blocks, pure=False)
 
     def level_histogram(open_row: np.ndarray) -> np.ndarray:

@@ -150,17 +150,30 @@ def write_published(
     folder: Path,
     published_format: str = "csv",
     chunk_rows: int = CHUNK_ROWS,
+    *,
+    plan: tuple[np.ndarray, np.ndarray] | None = None,
+    file_names: Sequence[str] | None = None,
 ) -> list[str]:
     """Write the export for the release's scheme into ``folder``, ``chunk_rows`` rows at a time
     (see the module docstring: CSV text cells guarded against spreadsheet formulas, Parquet
-    cells typed and not guarded); returns the file names."""
+    cells typed and not guarded); returns the file names.
+
+    ``plan`` = ``(row order, published id of each group)`` replaces the plan drawn from the
+    release's export key, and ``file_names`` (paths relative to ``folder``, one per file of
+    :func:`published_file_names`) the files' names: a cluster's worker writes its part of a
+    release this way (:mod:`anonlab.distributed.worker_release`)."""
     if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int) or chunk_rows < 1:
         raise AnonlabError(f"chunk_rows must be a positive integer, got {chunk_rows!r}")
     names = published_file_names(release.scheme, published_format)
+    if file_names is not None:
+        if len(file_names) != len(names):
+            raise AnonlabError(f"{len(names)} file names needed ({names}), got {file_names}")
+        names = list(file_names)
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
     write = _write_csv if published_format == "csv" else _write_parquet
-    order, published_id = _plan(release)
+    order, published_id = _plan(release) if plan is None else plan
     if release.scheme == "generalization":
         write(folder / names[0], _generalized_columns(release, published_id), order, chunk_rows)
         return names

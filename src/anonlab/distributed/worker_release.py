@@ -1,0 +1,667 @@
+"""A whole release made on a Dask cluster from Parquet, the records never on the driver (issue 21).
+
+Items 1-5 of the plan in docs/distributed.md ("Plan: 10⁹ records on 100 nodes"), end to end:
+
+1. **Read** (workers). Each Parquet row group is read on a worker and coded with the template
+   table's domains (:func:`read_coded_frame`): a DataFrame of int32 codes, one column per
+   attribute, and the record's position in the file (``_row``).
+2. **Parts** (driver decides, workers apply). Mondrian, Mondrian+ and Mondrian++: the driver's
+   cuts grown level by level from histograms reduced on the workers
+   (:func:`anonlab.distributed.worker_cuts.mondrian_cuts_on_workers`), so each part is a node of
+   the single-machine recursion tree. Anatomy: each record draws a random run (seeded per row
+   group, QI-blind as algorithm-safe publishing asks, Jin et al. §2.8); the runs' sensitive
+   histograms are reduced and runs that are not ℓ-eligible merge with their neighbours
+   (:func:`anonlab.distributed.partitioning.merge_plan`). The driver receives histograms and
+   counts, never a record.
+3. **Shuffle** (workers). One P2P shuffle of Dask (``distributed.shuffle``) routes every record
+   to the output partition of its part: one partition per part, so each part lands whole on one
+   worker. No record passes through the driver or the scheduler.
+4. **Anonymize** (workers). On each part, sorted by ``_row`` (the input order), the
+   single-machine algorithm with the part's seed ``SeedSequence(seed).spawn(P)[p]``, as the
+   driver-held backend (:mod:`anonlab.distributed.anonymize`). For the Mondrian family the groups
+   are therefore the single-machine groups (tested).
+5. **Write** (workers). The driver gathers each part's number of groups (P integers), orders the
+   parts by a keyed permutation and sends each part its offset; the worker writes its part of
+   the published files (``published/generalized/part-NNNNN.parquet``, or ``qit/`` and ``st/``
+   for Anatomy; CSV on request) and of the publisher's records
+   (``publisher/records/part-NNNNN.parquet``: input row, published group id), and returns the
+   files' SHA-256 and sizes. The driver writes ``publisher/manifest.json`` and
+   ``publisher/export-key`` and moves the finished folder into place (nothing is left half
+   written: the workers write into a temporary folder beside ``out``, which must be on a file
+   system every worker and the driver share).
+
+Unlinkable export (the choices where no paper speaks; one machine's export is
+:mod:`anonlab.export_order`):
+
+* Each part's rows are written in a keyed random order and its groups numbered by a keyed random
+  permutation of ``offset .. offset + G_p - 1``; the key of part ``p`` is
+  HMAC(export key, fingerprint of the part's groups, its published sensitive values, how the
+  release was made, and ``p``). The parts' files are numbered, and their id ranges laid out, in
+  a keyed random order of the parts.
+* What this still shows a reader: which groups (and rows) share a part: the file a row is in,
+  and its group id's range. For the Mondrian family a part is a node of the cut tree, i.e. a
+  box of quasi-identifier values that the generalized values of its groups already show; for
+  Anatomy a part is a random set of records drawn with the algorithm's seed (which, as on one
+  machine, decides who shares a group and stays in the publisher's copy).
+* The export key and the seed are in ``publisher/`` only.
+
+What the driver receives (``on_gather`` sees every object): row groups' distinct values (only
+when the template's domains are not given), per level of cuts one reduced histogram, the parts'
+sizes (P integers), Anatomy's run histograms (runs x values), each part's number of groups and
+manifest, and each written file's checksum. Nothing with one entry per record.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from anonlab import export_order
+from anonlab._validation import check_choice, check_int, check_seed
+from anonlab.errors import AnonlabError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from anonlab.release import Release
+    from anonlab.table import Table
+    from distributed import Client
+
+#: The algorithms this path runs.
+ALGORITHMS = ("anatomy", "mondrian", "mondrian+", "mondrian++")
+#: Records per part by default (as the driver-held backend).
+DEFAULT_MAX_PARTITION_ROWS = 250_000
+#: Task retries on an exception.
+RETRIES = 2
+#: Name of the column holding a record's position in the input file.
+ROW = "_row"
+#: Name of the column holding a record's part.
+PART = "_part"
+
+
+# ------------------------------------------------------------------------------- worker side
+def _code_column(i: int) -> str:
+    return f"c{i}"
+
+
+def read_coded_frame(
+    path: str,
+    row_group: int,
+    row0: int,
+    names: Sequence[str],
+    domains: dict[str, np.ndarray],
+) -> pd.DataFrame:
+    """Runs on a worker: one Parquet row group as int32 codes (column ``c<i>`` for ``names[i]``)
+    and ``_row``, each record's position in the file (``row0`` is the row group's first)."""
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    from anonlab.distributed.worker_cuts import encode
+
+    table = pq.ParquetFile(path).read_row_group(row_group, columns=list(names))
+    where = f"{path}, row group {row_group}"
+    m = table.num_rows
+    cols: dict[str, np.ndarray] = {ROW: np.arange(row0, row0 + m, dtype=np.int64)}
+    for i, name in enumerate(names):
+        values = table.column(name).to_numpy(zero_copy_only=False)
+        cols[_code_column(i)] = encode(values, domains[name], name, where).astype(np.int32)
+    return pd.DataFrame(cols, copy=False)
+
+
+def _read_task(*args: Any) -> pd.DataFrame:
+    """The task that reads a block, through the worker's own import of this module (a test's
+    driver may replace its ``read_coded_frame`` with one that raises)."""
+    import anonlab.distributed.worker_release as module
+
+    return module.read_coded_frame(*args)
+
+
+def _cut_view(frame: pd.DataFrame, qi: Sequence[int], sensitive: int):
+    """(qi codes column-major int32, sensitive codes int64), as ``read_block`` gives them."""
+    q = np.empty((len(frame), len(qi)), dtype=np.int32, order="F")
+    for a, i in enumerate(qi):
+        q[:, a] = frame[_code_column(i)].to_numpy()
+    return q, frame[_code_column(sensitive)].to_numpy().astype(np.int64)
+
+
+def _random_runs(frame: pd.DataFrame, seed: int, block: int, n_runs: int) -> np.ndarray:
+    """Anatomy's run of each record of one block: uniform over ``0 .. n_runs-1``, drawn from
+    ``SeedSequence(seed, spawn_key=(block,))`` (independent of the quasi-identifiers)."""
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(block,)))
+    return rng.integers(0, n_runs, size=len(frame), dtype=np.int64).astype(np.int32)
+
+
+def _run_histogram(frame: pd.DataFrame, run: np.ndarray, sensitive: int, n_values: int, n_runs):
+    codes = frame[_code_column(sensitive)].to_numpy().astype(np.int64)
+    key = run.astype(np.int64) * n_values + codes
+    return np.bincount(key, minlength=n_runs * n_values)
+
+
+def _value_counts(frame: pd.DataFrame, sensitive: int, n_values: int) -> np.ndarray:
+    return np.bincount(frame[_code_column(sensitive)].to_numpy(), minlength=n_values)
+
+
+def _part_sizes(part: np.ndarray, n_parts: int) -> np.ndarray:
+    return np.bincount(part, minlength=n_parts).astype(np.int64)
+
+
+def _sum_arrays(*arrays: np.ndarray) -> np.ndarray:
+    out = np.array(arrays[0], dtype=np.int64, copy=True)
+    for a in arrays[1:]:
+        out += a
+    return out
+
+
+def _with_part(frame: pd.DataFrame, part: np.ndarray, part_of_run: np.ndarray | None):
+    """The block with its records' part (``_part``) and the shuffle's target (``_partitions``,
+    the part itself: one output partition per part)."""
+    part = part if part_of_run is None else part_of_run[part]
+    part = np.asarray(part, dtype=np.int64)
+    return frame.assign(**{PART: part.astype(np.int32), "_partitions": part})
+
+
+@dataclass
+class _PartResult:
+    """One anonymized part, kept on its worker until it is written."""
+
+    part: int
+    release: Release
+    row: np.ndarray
+    seconds: float
+
+
+def _anonymize_part(
+    frame: pd.DataFrame,
+    part: int,
+    template: Table,
+    algorithm: str,
+    params: dict,
+    seed: int,
+    expected_rows: int,
+) -> _PartResult:
+    """On a worker: the records of part ``part`` (one output partition of the shuffle), in
+    input order, anonymized by the single-machine algorithm."""
+    from anonlab.anonymize import anonymize
+    from anonlab.table import Table
+
+    t0 = time.perf_counter()
+    parts = np.unique(frame[PART].to_numpy()) if len(frame) else np.zeros(0, dtype=np.int32)
+    if len(frame) != expected_rows or (len(parts) and (len(parts) != 1 or parts[0] != part)):
+        raise AnonlabError(
+            f"part {part} arrived with {len(frame)} records of parts {parts[:5].tolist()}; "
+            f"{expected_rows} records of part {part} were sent (the shuffle lost or misrouted "
+            "records)"
+        )
+    frame = frame.sort_values(ROW, kind="stable")
+    names = template.schema.names
+    codes = {name: frame[_code_column(i)].to_numpy() for i, name in enumerate(names)}
+    row = frame[ROW].to_numpy().astype(np.int64)
+    table = Table(template.schema, codes, template.values, row, template.dropped, template.types)
+    release = anonymize(table, algorithm, seed=seed, **params)
+    return _PartResult(part, release, row, time.perf_counter() - t0)
+
+
+_RECOMPUTED = ("schema", "rows", "groups", "dropped", "perturbed_records", "scheme")
+
+
+def _part_summary(result: _PartResult) -> tuple[int, dict, float]:
+    manifest = {k: v for k, v in result.release.manifest.items() if k not in _RECOMPUTED}
+    return int(result.release.n_groups), manifest, result.seconds
+
+
+def _part_key(export_key: bytes, result: _PartResult, how: dict) -> bytes:
+    release = result.release
+    fingerprint = export_order.release_fingerprint(release.group, release.published_sensitive, how)
+    part = int(result.part).to_bytes(8, "little")
+    return export_order.release_key(export_key, fingerprint + part)
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _write_part(
+    result: _PartResult,
+    root: str,
+    file_index: int,
+    offset: int,
+    export_key: bytes,
+    how: dict,
+    published_format: str,
+) -> dict[str, dict]:
+    """On a worker: write part ``result.part`` as file ``file_index`` of every published folder
+    and of ``publisher/records``, its groups numbered from ``offset``; returns each file's
+    relative path with its SHA-256 and size."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from anonlab.release_io.export import published_file_names, write_published
+
+    release = result.release
+    key = _part_key(export_key, result, how)
+    order = export_order.keyed_permutation(key, b"row order", len(release.group))
+    local = np.empty(release.n_groups, dtype=np.int64)
+    local[export_order.keyed_permutation(key, b"group ids", release.n_groups)] = np.arange(
+        release.n_groups
+    )
+    published_id = local + offset
+    stem = f"part-{file_index:05d}"
+    names = [
+        f"published/{Path(n).stem}/{stem}.{published_format}"
+        for n in published_file_names(release.scheme, published_format)
+    ]
+    base = Path(root)
+    write_published(release, base, published_format, plan=(order, published_id), file_names=names)
+    records = f"publisher/records/{stem}.parquet"
+    (base / records).parent.mkdir(parents=True, exist_ok=True)
+    sorted_rows = np.argsort(result.row, kind="stable")  # in input order, not the export's
+    frame = pa.table(
+        {
+            "row": pa.array(result.row[sorted_rows]),
+            "group": pa.array(published_id[release.group[sorted_rows]]),
+        }
+    )
+    pq.write_table(frame, base / records, compression="zstd")
+    files = {}
+    for rel in [*names, records]:
+        files[rel] = {"sha256": _sha256(base / rel), "bytes": (base / rel).stat().st_size}
+    return files
+
+
+# ------------------------------------------------------------------------------- driver side
+@dataclass
+class WorkerRelease:
+    """What :func:`anonymize_on_workers` returns: where the release was written and its summary
+    (no records). ``part_rows`` and ``part_groups`` are in part order (the cut tree's leaves, or
+    Anatomy's merged runs); ``timings`` are wall-clock seconds of the stages."""
+
+    path: Path
+    algorithm: str
+    n_rows: int
+    n_groups: int
+    n_parts: int
+    part_rows: list[int]
+    part_groups: list[int]
+    manifest: dict
+    files: dict[str, dict]
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def _received(kind: str, value, on_gather: Callable[[str, Any], None] | None):
+    if on_gather is not None:
+        on_gather(kind, value)
+    return value
+
+
+def _tree_sum(client: Client, futures: list, split_every: int = 8):
+    while len(futures) > 1:
+        futures = [
+            client.submit(_sum_arrays, *futures[i : i + split_every], pure=False)
+            for i in range(0, len(futures), split_every)
+        ]
+    return futures[0]
+
+
+def _params_for(algorithm: str, params: dict) -> tuple[int, int]:
+    """(k, l) of the cuts, validating the model as the driver-held backend does."""
+    if algorithm == "mondrian":
+        if "k" not in params and "l" not in params:
+            raise AnonlabError("Mondrian needs a privacy model: give k (k-anonymity) and/or l")
+        return (
+            check_int("k", params.get("k", 1), minimum=1),
+            check_int("l", params.get("l", 1), minimum=1),
+        )
+    if "l" not in params:
+        raise AnonlabError(f"{algorithm} needs l (ℓ-diversity), e.g. l=4")
+    return 1, check_int("l", params["l"], minimum=1)
+
+
+def anonymize_on_workers(
+    client: Client,
+    path: str,
+    template: Table,
+    algorithm: str,
+    out: str | Path,
+    *,
+    seed: int = 0,
+    max_partition_rows: int = DEFAULT_MAX_PARTITION_ROWS,
+    published_format: str = "parquet",
+    export_key: bytes | None = None,
+    force: bool = False,
+    on_gather: Callable[[str, Any], None] | None = None,
+    **params: Any,
+) -> WorkerRelease:
+    """Anonymize the records of the Parquet file ``path`` on the cluster's workers and write the
+    release to ``out``, part by part, from the workers (see the module docstring).
+
+    Parameters
+    ----------
+    client : distributed.Client
+    path : str
+        A Parquet file every worker can read; each row group is a block.
+    template : Table
+        The table's schema and domains, with any number of records (``table.take([])`` has none):
+        roles, hierarchies, types and each column's values in code order. Every attribute of its
+        schema is read from ``path``; a value not in its domain is an error naming the column,
+        the value and the row group.
+    algorithm : {"anatomy", "mondrian", "mondrian+", "mondrian++"}
+    out : path
+        The release folder, written atomically; on a file system the workers share.
+    seed : int
+        Seeds Anatomy's runs and every part's algorithm (``SeedSequence(seed).spawn(P)[p]``).
+    max_partition_rows : int
+        Largest part (Mondrian: cut while larger and an allowable cut exists; Anatomy:
+        ``ceil(n / max_partition_rows)`` random runs).
+    published_format : {"parquet", "csv"}
+    export_key : bytes, optional
+        The 32-byte export key (:mod:`anonlab.export_order`); a fresh one by default. Written to
+        ``publisher/export-key``.
+    force : bool
+        Replace an existing release folder at ``out``.
+    on_gather : callable, optional
+        ``on_gather(kind, value)`` for every object the driver receives.
+    **params
+        The algorithm's parameters (``k``, ``l``, ``sensitive_values``, ...).
+    """
+    import dask.dataframe as dd
+    from dask.dataframe.dask_expr._collection import new_collection
+    from dask.dataframe.dask_expr._shuffle import Shuffle
+
+    import distributed
+    from anonlab.anonymize.eligibility import require_l_eligible_counts
+    from anonlab.atomic_output import atomic_directory, owner_only
+    from anonlab.distributed.anonymize import _combine_manifests, partition_seeds
+    from anonlab.distributed.cluster import worker_count
+    from anonlab.distributed.partitioning import Partitioning, merge_plan
+    from anonlab.distributed.worker_cuts import mondrian_cuts_on_workers, row_group_rows
+    from anonlab.release_io.export import PUBLISHED_FORMATS
+
+    t_start = time.perf_counter()
+    timings: dict[str, float] = {}
+    algorithm = check_choice("algorithm", algorithm, ALGORITHMS)
+    published_format = check_choice("published_format", published_format, PUBLISHED_FORMATS)
+    seed = check_seed(seed)
+    max_rows = check_int("max_partition_rows", max_partition_rows, minimum=1)
+    params = {k: v for k, v in params.items() if v is not None}
+    if params.get("as_one_value"):
+        raise AnonlabError(
+            "as_one_value is not supported on the workers' path; run anonymize_distributed"
+        )
+    if export_key is None:
+        export_key = export_order.new_export_key()
+    elif len(export_key) != export_order.KEY_BYTES:
+        raise AnonlabError(
+            f"an export key has {export_order.KEY_BYTES} bytes, got {len(export_key)}"
+        )
+    sens = template.require_sensitive()
+    if len(template.sensitive_attributes) != 1:
+        raise AnonlabError(
+            f"the workers' path takes one sensitive attribute, the template has "
+            f"{list(template.sensitive_attributes)}"
+        )
+    names = list(template.schema.names)
+    qi = [names.index(q) for q in template.quasi_identifiers]
+    s_index = names.index(sens)
+    if algorithm != "anatomy" and not qi:
+        raise AnonlabError(f"{algorithm} needs at least one quasi-identifier to cut on")
+    k, l = _params_for(algorithm, params)
+    constrained = template.value_mask(sens, params.get("sensitive_values"))
+    n_values = len(constrained)
+    domains = {name: np.asarray(template.values[name]) for name in names}
+    import pyarrow.parquet as pq
+
+    try:
+        schema_names = pq.ParquetFile(path).schema_arrow.names
+    except (OSError, ValueError) as exc:
+        raise AnonlabError(f"cannot read {str(path)!r} as Parquet: {exc}") from None
+    missing = [n for n in names if n not in schema_names]
+    if missing:
+        raise AnonlabError(f"{str(path)!r} has no column {missing[0]!r}; it has {schema_names}")
+    rows = row_group_rows(path)
+    n = sum(rows)
+    starts = np.concatenate([[0], np.cumsum(rows)[:-1]]).astype(np.int64).tolist()
+    if n < max(k, l, 1):
+        raise AnonlabError(f"{str(path)!r} has {n} records, fewer than k = {k} / ℓ = {l}")
+
+    with atomic_directory(out, force=force) as tmp:
+        # 1. read the blocks on the workers
+        t0 = time.perf_counter()
+        [domains_future] = client.scatter([domains], broadcast=True, hash=False)
+        blocks = [
+            client.submit(
+                _read_task,
+                path,
+                g,
+                starts[g],
+                names,
+                domains_future,
+                pure=False,
+                retries=RETRIES,
+            )  # fmt: skip
+            for g in range(len(rows))
+        ]
+        counts = _received(
+            "value counts",
+            _tree_sum(
+                client,
+                client.map(
+                    _value_counts,
+                    blocks,
+                    [s_index] * len(blocks),
+                    [n_values] * len(blocks),
+                    pure=False,
+                ),  # fmt: skip
+            ).result(),
+            on_gather,
+        )
+        if l > 1:
+            require_l_eligible_counts(counts, l, constrained, domains[sens], sens)
+        # 2. the parts
+        part_of_run = None
+        if algorithm == "anatomy":
+            n_runs = max(1, -(-n // max_rows))
+            runs = client.map(
+                _random_runs, blocks, [seed] * len(blocks), range(len(blocks)),
+                [n_runs] * len(blocks), pure=False,
+            )  # fmt: skip
+            hist = _tree_sum(
+                client,
+                client.map(
+                    _run_histogram,
+                    blocks,
+                    runs,
+                    [s_index] * len(blocks),
+                    [n_values] * len(blocks),
+                    [n_runs] * len(blocks),
+                    pure=False,
+                ),  # fmt: skip
+            ).result()
+            hist = _received("run histograms", hist, on_gather).reshape(n_runs, n_values)
+            part_of_run, members = merge_plan(hist, constrained, l)
+            part_futures = runs
+            n_parts = len(members)
+            sizes = np.array([int(hist[m].sum()) for m in members], dtype=np.int64)
+            partitioning = Partitioning(
+                part=np.zeros(0, dtype=np.int32),
+                n_parts=n_parts,
+                method="random-runs",
+                merges=[m for m in members if len(m) > 1],
+                runs=n_runs,
+            )
+        else:
+            cut_blocks = client.map(
+                _cut_view, blocks, [qi] * len(blocks), [s_index] * len(blocks), pure=False
+            )
+            cuts = mondrian_cuts_on_workers(
+                client,
+                path,
+                template.quasi_identifiers,
+                sens,
+                params.get("sensitive_values"),
+                k=k,
+                l=l,
+                look_ahead=algorithm != "mondrian",
+                max_partition_rows=max_rows,
+                domains=domains,
+                on_gather=on_gather,
+                blocks=cut_blocks,
+            )
+            del cut_blocks
+            part_futures = cuts.part_futures
+            n_parts = cuts.n_parts
+            sizes = _tree_sum(
+                client,
+                client.map(_part_sizes, part_futures, [n_parts] * len(blocks), pure=False),
+            ).result()
+            sizes = _received("part sizes", sizes, on_gather)
+            partitioning = Partitioning(
+                part=np.zeros(0, dtype=np.int32),
+                n_parts=n_parts,
+                method="mondrian-cuts",
+                cuts=cuts.cuts,
+                refused_splits=cuts.refused_splits,
+                oversized=cuts.oversized,
+            )
+        timings["parts"] = time.perf_counter() - t0
+        # 3. the shuffle: one output partition per part
+        t0 = time.perf_counter()
+        tagged = client.map(
+            _with_part, blocks, part_futures, [part_of_run] * len(blocks), pure=False
+        )
+        del blocks, part_futures
+        meta = _with_part(read_meta(names), np.zeros(0, dtype=np.int32), None)
+        frame = dd.from_delayed(tagged, meta=meta, verify_meta=False)
+        shuffled = new_collection(Shuffle(frame.expr, "_partitions", n_parts, True, "p2p"))
+        part_frames = client.compute(shuffled.to_delayed())
+        del tagged, frame, shuffled
+        distributed.wait(part_frames)
+        timings["shuffle"] = time.perf_counter() - t0
+        # 4. anonymize each part where it landed
+        t0 = time.perf_counter()
+        seeds = partition_seeds(seed, n_parts)
+        results = client.map(
+            _anonymize_part,
+            part_frames,
+            range(n_parts),
+            [template] * n_parts,
+            [algorithm] * n_parts,
+            [params] * n_parts,
+            seeds,
+            sizes.tolist(),
+            pure=False,
+            retries=RETRIES,
+        )
+        del part_frames
+        summaries = _received(
+            "part summaries", client.gather(client.map(_part_summary, results)), on_gather
+        )
+        timings["anonymize"] = time.perf_counter() - t0
+        # 5. offsets in a keyed order of the parts, then each worker writes its part
+        t0 = time.perf_counter()
+        part_groups = [int(s[0]) for s in summaries]
+        manifest = _combine_manifests(algorithm, [s[1] for s in summaries], partitioning, seed)
+        how = {k: manifest.get(k) for k in ("algorithm", "parameters", "seed")}
+        layout_key = export_order.release_key(
+            export_key,
+            json.dumps([how, sizes.tolist(), part_groups], default=str).encode("utf-8"),
+        )
+        file_index = np.empty(n_parts, dtype=np.int64)
+        file_index[export_order.keyed_permutation(layout_key, b"part files", n_parts)] = np.arange(
+            n_parts
+        )
+        by_file = np.argsort(file_index)
+        offsets = np.zeros(n_parts, dtype=np.int64)
+        offsets[by_file] = np.concatenate([[0], np.cumsum(np.array(part_groups)[by_file])[:-1]])
+        written = client.gather(
+            client.map(
+                _write_part,
+                results,
+                [str(tmp)] * n_parts,
+                file_index.tolist(),
+                offsets.tolist(),
+                [export_key] * n_parts,
+                [how] * n_parts,
+                [published_format] * n_parts,
+                pure=False,
+                retries=RETRIES,
+            )
+        )
+        del results
+        files: dict[str, dict] = {}
+        for answer in written:
+            files.update(_received("files", answer, on_gather))
+        manifest["scheme"] = "bucketization" if algorithm == "anatomy" else "generalization"
+        manifest["rows"] = n
+        manifest["groups"] = int(sum(part_groups))
+        manifest["distributed"] = {
+            "path": "workers",
+            "dask_version": distributed.__version__,
+            "workers": worker_count(client),
+            "partitions": n_parts,
+            "max_partition_rows": max_rows,
+            **partitioning.to_json(),
+            "partition_rows": sizes.tolist(),
+            "partition_groups": part_groups,
+            "partition_seeds": seeds,
+            "seed_derivation": "numpy SeedSequence(seed).spawn(partitions)[p]"
+            ".generate_state(1, uint32)[0]",
+            "input": {"path": str(path), "row_groups": len(rows), "rows": n},
+        }
+        manifest["published_format"] = published_format
+        manifest["files"] = files
+        publisher = Path(tmp) / "publisher"
+        publisher.mkdir(exist_ok=True)
+        (publisher / "manifest.json").write_text(
+            json.dumps(manifest, indent=2, sort_keys=True, default=_json_default) + "\n",
+            encoding="utf-8",
+        )
+        (Path(tmp) / export_order.KEY_FILE).write_text(
+            export_order.key_to_text(export_key), encoding="utf-8"
+        )
+        owner_only(publisher)
+        timings["write"] = time.perf_counter() - t0
+    timings["total"] = time.perf_counter() - t_start
+    return WorkerRelease(
+        path=Path(out),
+        algorithm=algorithm,
+        n_rows=n,
+        n_groups=int(sum(part_groups)),
+        n_parts=n_parts,
+        part_rows=sizes.tolist(),
+        part_groups=part_groups,
+        manifest=manifest,
+        files=files,
+        timings=timings,
+    )
+
+
+def read_meta(names: Sequence[str]) -> pd.DataFrame:
+    """The empty frame :func:`read_coded_frame` returns for ``names`` (the shuffle's meta)."""
+    import pandas as pd
+
+    cols: dict[str, np.ndarray] = {ROW: np.zeros(0, dtype=np.int64)}
+    for i in range(len(names)):
+        cols[_code_column(i)] = np.zeros(0, dtype=np.int32)
+    return pd.DataFrame(cols)
+
+
+def _json_default(obj: object) -> object:
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return float(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    return str(obj)

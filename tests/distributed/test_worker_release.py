@@ -1,0 +1,252 @@
+"""A release made and written by a Dask cluster's workers from Parquet (issue 21, items 1 and 3-5).
+
+Checked against the single-machine algorithms on the same records: Mondrian's and Mondrian+'s
+groups and published generalized values are the single-machine ones record by record; Anatomy's
+published tables are ℓ-diverse and consistent. The driver cannot read a record (its Parquet
+readers raise) and receives only counts, histograms and checksums.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+from anonlab import export_order  # noqa: E402
+from anonlab.anonymize import anonymize  # noqa: E402
+from anonlab.distributed import worker_release  # noqa: E402
+from anonlab.distributed.worker_release import anonymize_on_workers  # noqa: E402
+from anonlab.errors import AnonlabError, IneligibleError  # noqa: E402
+from anonlab.table import Table  # noqa: E402
+
+N = 12_000
+ROW_GROUP = 1_700  # 8 row groups, the last one short
+
+
+@pytest.fixture(scope="module")
+def census_table() -> Table:
+    return Table.from_dataset("census-kdd-workers").take(np.arange(N))
+
+
+@pytest.fixture(scope="module")
+def census_parquet(census_table, tmp_path_factory) -> str:
+    path = tmp_path_factory.mktemp("census") / "census.parquet"
+    frame = census_table.to_frame()
+    pq.write_table(
+        pa.Table.from_pandas(frame, preserve_index=False), path, row_group_size=ROW_GROUP
+    )
+    return str(path)
+
+
+def _refuse(*args, **kwargs):
+    raise AssertionError("the driver read records")
+
+
+def _run(client, path, table, algorithm, out, received=None, **kwargs):
+    """anonymize_on_workers with the driver's own Parquet readers raising (the workers are
+    other processes; the footer, with row counts and column names, stays readable)."""
+    kinds = []
+
+    def on_gather(kind, value):
+        kinds.append(kind)
+        if received is not None:
+            received.append((kind, value))
+
+    with pytest.MonkeyPatch.context() as blind:
+        blind.setattr(pq.ParquetFile, "read_row_group", _refuse)
+        blind.setattr(pq.ParquetFile, "read", _refuse)
+        blind.setattr(pq.ParquetFile, "iter_batches", _refuse)
+        blind.setattr(pq, "read_table", _refuse)
+        blind.setattr(worker_release, "read_coded_frame", _refuse)
+        release = anonymize_on_workers(
+            client, path, table.take(np.zeros(0, dtype=np.int64)), algorithm, out,
+            on_gather=on_gather, **kwargs,
+        )  # fmt: skip
+    return release, kinds
+
+
+def _records(out) -> pd.DataFrame:
+    return pd.read_parquet(out / "publisher" / "records").sort_values("row")
+
+
+def _same_partition(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two group arrays put the same records together (ids may differ)."""
+    pairs = np.unique(np.column_stack([a, b]), axis=0)
+    return len(pairs) == len(np.unique(a)) == len(np.unique(b))
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "params", "max_rows"),
+    [
+        ("mondrian", {"l": 4}, 2_000),
+        ("mondrian", {"k": 10}, 1_500),
+        ("mondrian+", {"l": 4}, 2_000),
+    ],
+)
+def test_mondrian_groups_and_labels_equal_one_machine(
+    dask_client, census_parquet, census_table, tmp_path,
+    algorithm, params, max_rows,
+):  # fmt: skip
+    received: list = []
+    out = tmp_path / "release"
+    release, kinds = _run(
+        dask_client, census_parquet, census_table, algorithm, out, received,
+        max_partition_rows=max_rows, **params,
+    )  # fmt: skip
+    single = anonymize(census_table, algorithm, seed=0, **params)
+    records = _records(out)
+    assert records["row"].tolist() == list(range(N))
+    group = records["group"].to_numpy()
+    assert _same_partition(group, single.group)
+    assert release.n_groups == single.n_groups == len(np.unique(group))
+    assert sorted(np.unique(group)) == list(range(release.n_groups))
+    assert release.n_parts > 1
+    # the published generalized values, record by record through the publisher's records
+    published = pd.read_parquet(out / "published" / "generalized")
+    assert len(published) == N
+    by_group = published.drop_duplicates("group").set_index("group")
+    assert len(by_group) == release.n_groups  # one set of labels per group
+    for q in census_table.quasi_identifiers:
+        ours = by_group.loc[group, q].astype(str).to_numpy()
+        theirs = single.generalization[q].labels[single.group].astype(str)
+        assert (ours == theirs).all(), q
+    sens = census_table.sensitive
+    counts = published.groupby(["group", sens]).size()
+    reference = pd.Series(census_table.column(sens).astype(str)).groupby(group).value_counts()
+    assert dict(counts) == {(g, v): c for (g, v), c in reference.items()}
+    # the driver received counts, histograms, summaries and checksums: no record
+    assert set(kinds) <= {"value counts", "histogram", "part sizes", "part summaries", "files"}
+    for kind, value in received:
+        if isinstance(value, np.ndarray):
+            assert value.dtype == np.int64 and N not in value.shape, kind
+    if algorithm == "mondrian+":
+        assert release.manifest["refused_splits"] == single.manifest["refused_splits"]
+
+
+def test_anatomy_published_tables_are_l_diverse(
+    dask_client, census_parquet, census_table, tmp_path
+):
+    out = tmp_path / "release"
+    release, kinds = _run(
+        dask_client, census_parquet, census_table, "anatomy", out, l=4, max_partition_rows=2_500
+    )
+    assert set(kinds) <= {"value counts", "run histograms", "part summaries", "files"}
+    qit = pd.read_parquet(out / "published" / "qit")
+    st = pd.read_parquet(out / "published" / "st")
+    sens = census_table.sensitive
+    assert len(qit) == N and st["count"].sum() == N
+    sizes = qit.groupby("group").size()
+    st_sizes = st.groupby("group")["count"].sum()
+    assert sizes.to_dict() == st_sizes.to_dict()
+    assert sorted(sizes.index) == list(range(release.n_groups))
+    # frequency ℓ-diversity, group by group, from what is published
+    largest = st.groupby("group")["count"].max()
+    assert (4 * largest <= st_sizes).all()
+    # the QIT holds every record's exact quasi-identifiers and the ST every sensitive value
+    frame = census_table.to_frame()
+    qi = list(census_table.quasi_identifiers)
+    assert sorted(map(tuple, qit[qi].astype(str).to_numpy())) == sorted(
+        map(tuple, frame[qi].astype(str).to_numpy())
+    )
+    published_counts = st.groupby(sens)["count"].sum().to_dict()
+    assert published_counts == frame[sens].astype(str).value_counts().to_dict()
+    # each record's group in the publisher's records is its published group
+    records = _records(out)
+    assert records["row"].tolist() == list(range(N))
+    assert np.bincount(records["group"]).tolist() == sizes.sort_index().tolist()
+    assert release.manifest["distributed"]["method"] == "random-runs"
+    assert sum(release.part_rows) == N
+
+
+def test_export_key_decides_order_and_ids_and_files_are_unlinkable(
+    dask_client, census_parquet, census_table, tmp_path
+):
+    key = bytes(range(32))
+    paths = []
+    for name, k in (("a", key), ("b", key), ("c", bytes(32))):
+        out = tmp_path / name
+        _run(dask_client, census_parquet, census_table, "anatomy", out, l=4,
+             max_partition_rows=4_000, export_key=k)  # fmt: skip
+        paths.append(out)
+
+    def digests(out):
+        return {
+            p.relative_to(out).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted((out / "published").rglob("*.parquet"))
+        }
+
+    assert digests(paths[0]) == digests(paths[1])  # same key: same files
+    assert digests(paths[0]) != digests(paths[2])  # another key: another order
+    assert (paths[0] / export_order.KEY_FILE).read_text().strip() == key.hex()
+    manifest = json.loads((paths[0] / "publisher" / "manifest.json").read_text())
+    published = [p for p in (paths[0] / "published").rglob("*") if p.is_file()]
+    assert key.hex().encode() not in b"".join(p.read_bytes() for p in published)
+    assert manifest["seed"] == 0 and key.hex() not in json.dumps(manifest)
+    assert set(manifest["files"]) == {p.relative_to(paths[0]).as_posix() for p in published} | {
+        p.relative_to(paths[0]).as_posix()
+        for p in (paths[0] / "publisher" / "records").glob("*.parquet")
+    }
+    # no row id column, and a part's QIT rows are not in input order
+    qit = pq.read_table(next((paths[0] / "published" / "qit").glob("*.parquet"))).to_pandas()
+    assert list(qit.columns) == ["group", *census_table.quasi_identifiers]
+    records = _records(paths[0])
+    members = records[records["group"].isin(qit["group"].unique())]["row"].to_numpy()
+    frame = census_table.to_frame().iloc[members]
+    qi = list(census_table.quasi_identifiers)
+    assert not (frame[qi].astype(str).to_numpy() == qit[qi].astype(str).to_numpy()).all()
+
+
+def test_csv_output_is_formula_guarded(dask_client, tmp_path):
+    frame = pd.DataFrame(
+        {
+            "zip": ["=1+1", "+cmd", "13053", "13068", "-2", "@x"] * 20,
+            "age": np.arange(120) % 40 + 20,
+            "disease": ["flu", "HIV", "cancer", "gastritis"] * 30,
+        }
+    )
+    path = tmp_path / "in.parquet"
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path, row_group_size=50)
+    table = Table.from_frame(
+        frame, quasi_identifiers=["zip", "age"], sensitive="disease", types={"zip": "text"}
+    )
+    out = tmp_path / "release"
+    _run(dask_client, str(path), table, "anatomy", out, l=2, max_partition_rows=60,
+         published_format="csv")  # fmt: skip
+    text = "".join(p.read_text() for p in (out / "published" / "qit").glob("*.csv"))
+    assert "'=1+1" in text and "'+cmd" in text and "'@x" in text
+    assert "\n=1+1" not in text and ",=1+1" not in text
+
+
+def test_bad_input_fails_whole_and_names_the_problem(
+    dask_client, census_parquet, census_table, tmp_path
+):
+    out = tmp_path / "release"
+    # a template whose domain lacks a value of the file
+    small = Table.from_frame(
+        census_table.to_frame().iloc[:50], quasi_identifiers=census_table.quasi_identifiers,
+        sensitive=census_table.sensitive,
+    )  # fmt: skip
+    with pytest.raises(AnonlabError, match=r"column '.*'.*row group \d+.*is not in its domain"):
+        anonymize_on_workers(dask_client, census_parquet, small, "mondrian", out, l=2)
+    assert not out.exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".release")]
+    with pytest.raises(IneligibleError, match="not 40-eligible"):
+        _run(dask_client, census_parquet, census_table, "anatomy", out, l=40)
+    assert not out.exists()
+    with pytest.raises(AnonlabError, match="algorithm.*hilb"):
+        _run(dask_client, census_parquet, census_table, "hilb", out, l=4)
+    with pytest.raises(AnonlabError, match="no column 'missing'"):
+        frame = census_table.to_frame().iloc[:10].rename(columns={"age": "missing"})
+        renamed = Table.from_frame(
+            frame, quasi_identifiers=["missing"], sensitive=census_table.sensitive
+        )
+        _run(dask_client, census_parquet, renamed, "anatomy", out, l=2)
+    out.mkdir()
+    with pytest.raises(AnonlabError, match="exists"):
+        _run(dask_client, census_parquet, census_table, "anatomy", out, l=2)
