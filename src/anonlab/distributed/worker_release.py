@@ -405,6 +405,7 @@ def anonymize_on_workers(
         raise AnonlabError(
             f"an export key has {export_order.KEY_BYTES} bytes, got {len(export_key)}"
         )
+    template = template.take(np.zeros(0, dtype=np.int64))  # its schema and domains travel
     sens = template.require_sensitive()
     if len(template.sensitive_attributes) != 1:
         raise AnonlabError(

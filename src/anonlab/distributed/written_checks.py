@@ -1,0 +1,258 @@
+"""Privacy checks of a release the workers wrote, by map-reduce over its part files (issue 21).
+
+A release written by :func:`anonlab.distributed.worker_release.anonymize_on_workers` is a folder
+of part files; no group spans two parts. So every per-group check runs on the worker that
+reads the part, and only each part's verdict travels to the driver:
+
+1. **Global distribution** (one map-reduce): each worker counts the published sensitive values
+   of its part (from ``published/generalized/`` or Anatomy's ``published/st/``, coded with the
+   template's sensitive domain); the driver sums them (one integer per value). t-closeness
+   measures every group against this distribution, as on one machine.
+2. **Per part** (one map): the worker builds the part's group sizes and sensitive histogram from
+   its published file and runs the single-machine checks
+   (:func:`anonlab.models.defaults.default_checks`) on a release known only by these statistics
+   (``Release._from_statistics``, the lattice search's candidate), with the global
+   distribution as ``reference_counts``. It returns, per model, the part's achieved level, its
+   worst group (published id), its violating groups (at most :data:`MAX_LISTED` ids) and
+   records.
+3. **Reduce** (driver): ``holds`` = every part holds; the achieved level = the worst of the
+   parts' (``min`` or ``max`` as the model's registry entry says); violations summed; the worst
+   group the lowest published id among the parts' worst at that level.
+
+The checks read what is published (what a reader of the files has), so they verify the files
+themselves. The results equal ``default_checks`` on the single-machine release of the same
+groups (tested), except that per-group arrays are not returned (one number per group would be
+the records' scale on the driver) and violating group ids are listed up to :data:`MAX_LISTED`
+per part. Matching ℓ-diversity reads per-record incompatibilities and is not run here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from anonlab.errors import AnonlabError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from anonlab.table import Table
+    from distributed import Client
+
+#: Violating group ids listed per part (the counts are always exact).
+MAX_LISTED = 1_000
+
+
+@dataclass
+class WrittenCheck:
+    """One model's verdict over the whole written release (a :class:`CheckResult` without the
+    per-group arrays)."""
+
+    model: str
+    parameters: dict[str, Any]
+    holds: bool
+    value: float
+    worst_group: int | None
+    worst_value: float | None
+    n_groups: int
+    n_violating_groups: int
+    violating_records: int
+    violating_groups: list[int] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        """One line, as :meth:`CheckResult.summary`."""
+        from anonlab.models.result import _fmt
+
+        params = ", ".join(f"{k}={v}" for k, v in self.parameters.items() if v is not None)
+        verdict = "holds" if self.holds else "violated"
+        return (
+            f"{self.model}({params}): {verdict}; achieved {_fmt(self.value)}; "
+            f"{self.n_violating_groups} of {self.n_groups} groups "
+            f"({self.violating_records} records) violate it"
+        )
+
+
+# ------------------------------------------------------------------------------- worker side
+def _part_statistics(root: str, stem: str, scheme: str, fmt: str, sensitive: str, domain):
+    """(published group ids, group sizes, histogram groups x values) of one part's files."""
+    import pandas as pd
+
+    from anonlab.distributed.worker_cuts import encode
+
+    base = Path(root) / "published"
+    if scheme == "bucketization":
+        path = base / "st" / f"{stem}.{fmt}"
+        frame = pd.read_parquet(path) if fmt == "parquet" else pd.read_csv(path, dtype=str)
+        group_name = frame.columns[0]
+        count = frame[frame.columns[2]].to_numpy().astype(np.int64)
+    else:
+        path = base / "generalized" / f"{stem}.{fmt}"
+        frame = pd.read_parquet(path) if fmt == "parquet" else pd.read_csv(path, dtype=str)
+        group_name = frame.columns[0]
+        count = None
+    groups = frame[group_name].to_numpy().astype(np.int64)
+    values = frame[sensitive].to_numpy()
+    if fmt == "csv":  # CSV cells are text; the domain's values may be numbers
+        domain = np.asarray(domain)
+        text = np.array([str(v) for v in domain.tolist()], dtype=object)
+        codes = encode(values.astype(object), text, sensitive, str(path))
+    else:
+        codes = encode(values, domain, sensitive, str(path))
+    ids, local = np.unique(groups, return_inverse=True)
+    n_values = len(domain)
+    weights = np.ones(len(local), dtype=np.int64) if count is None else count
+    hist = np.bincount(
+        local.astype(np.int64) * n_values + codes, weights=weights, minlength=len(ids) * n_values
+    ).astype(np.int64)
+    hist = hist.reshape(len(ids), n_values)
+    return ids, hist.sum(axis=1), hist
+
+
+def _value_counts(root, stem, scheme, fmt, sensitive, domain) -> np.ndarray:
+    return _part_statistics(root, stem, scheme, fmt, sensitive, domain)[2].sum(axis=0)
+
+
+def _check_part(
+    root: str,
+    stem: str,
+    scheme: str,
+    fmt: str,
+    template: Table,
+    manifest_parameters: dict,
+    reference: np.ndarray,
+    check_args: dict,
+) -> list[dict]:
+    """On a worker: the default checks of one part, with the global distribution."""
+    from anonlab.models import get
+    from anonlab.models.defaults import default_checks
+    from anonlab.release import Release
+
+    sens = template.require_sensitive()
+    ids, sizes, hist = _part_statistics(root, stem, scheme, fmt, sens, template.values[sens])
+    release = Release._from_statistics(
+        template, len(ids), sizes, lambda: hist, scheme, reference_counts=reference
+    )
+    release.manifest["parameters"] = dict(manifest_parameters)
+    out = []
+    for result in default_checks(release, **check_args):
+        worst = get(result.model).worst
+        violating = ids[result.violating_groups]
+        out.append(
+            {
+                "model": result.model,
+                "parameters": result.parameters,
+                "worst": worst,
+                "holds": bool(result.holds),
+                "value": float(result.value),
+                "worst_group": None if result.worst_group is None else int(ids[result.worst_group]),
+                "worst_value": None if result.worst_value is None else float(result.worst_value),
+                "n_groups": len(ids),
+                "n_violating_groups": int(len(violating)),
+                "violating_records": int(result.violating_records),
+                "violating_groups": violating[:MAX_LISTED].tolist(),
+                "details": result.details,
+            }
+        )
+    return out
+
+
+# ------------------------------------------------------------------------------- driver side
+def _reduce(per_part: list[list[dict]]) -> list[WrittenCheck]:
+    out = []
+    for answers in zip(*per_part, strict=True):
+        first = answers[0]
+        worst = first["worst"]
+        values = [a["value"] for a in answers]
+        value = min(values) if worst == "min" else max(values)
+        at_worst = [a for a in answers if a["value"] == value and a["worst_group"] is not None]
+        worst_group = min((a["worst_group"] for a in at_worst), default=None)
+        listed = sorted(g for a in answers for g in a["violating_groups"])
+        out.append(
+            WrittenCheck(
+                model=first["model"],
+                parameters=first["parameters"],
+                holds=all(a["holds"] for a in answers),
+                value=value,
+                worst_group=worst_group,
+                worst_value=value if worst_group is not None else None,
+                n_groups=sum(a["n_groups"] for a in answers),
+                n_violating_groups=sum(a["n_violating_groups"] for a in answers),
+                violating_records=sum(a["violating_records"] for a in answers),
+                violating_groups=listed,
+                details=first["details"],
+            )
+        )
+    return out
+
+
+def check_written_release(
+    client: Client,
+    path: str | Path,
+    template: Table,
+    *,
+    k: int | None = None,
+    l: int | None = None,
+    c: float | None = None,
+    t: float | None = None,
+    m: int | None = None,
+    sensitive_values: Sequence[str] | None = None,
+    only: Sequence[str] | None = None,
+    on_gather: Callable[[str, Any], None] | None = None,
+) -> list[WrittenCheck]:
+    """The default privacy checks (:func:`anonlab.models.defaults.check_specs`: the same
+    arguments, parameters from the release's manifest by default) of the release the workers
+    wrote at ``path``, by map-reduce over its part files (module docstring). ``template`` is the
+    table the release was made from (its schema and domains; records not needed)."""
+    root = Path(path)
+    manifest_path = root / "publisher" / "manifest.json"
+    if not manifest_path.is_file():
+        raise AnonlabError(
+            f"{str(path)!r} is not a release written by the workers (no publisher/manifest.json)"
+        )
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    if manifest.get("distributed", {}).get("path") != "workers":
+        raise AnonlabError(f"{str(path)!r} was not written by anonymize_on_workers")
+    if only and "matching-l-diversity" in only:
+        raise AnonlabError(
+            "matching-l-diversity reads per-record incompatibilities; check it on one machine "
+            "(anonlab.models.check)"
+        )
+    scheme, fmt = manifest["scheme"], manifest["published_format"]
+    stems = sorted({Path(f).stem for f in manifest["files"] if f.startswith("publisher/records/")})
+    template = template.take(np.zeros(0, dtype=np.int64))  # its schema and domains travel
+    sens = template.require_sensitive()
+    domain = template.values[sens]
+    n = len(stems)
+    root_s = str(root)
+    counts = client.map(
+        _value_counts, [root_s] * n, stems, [scheme] * n, [fmt] * n, [sens] * n, [domain] * n,
+        pure=False,
+    )  # fmt: skip
+    reference = np.zeros(len(domain), dtype=np.int64)
+    for answer in client.gather(counts):
+        reference += answer
+    if on_gather is not None:
+        on_gather("value counts", reference)
+    check_args = {"k": k, "l": l, "c": c, "t": t, "m": m,
+                  "sensitive_values": sensitive_values, "only": only}  # fmt: skip
+    per_part = client.gather(
+        client.map(
+            _check_part,
+            [root_s] * n,
+            stems,
+            [scheme] * n,
+            [fmt] * n,
+            [template] * n,
+            [manifest.get("parameters", {})] * n,
+            [reference] * n,
+            [check_args] * n,
+            pure=False,
+        )  # fmt: skip
+    )
+    if on_gather is not None:
+        on_gather("part checks", per_part)
+    return _reduce(per_part)
