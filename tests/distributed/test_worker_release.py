@@ -233,9 +233,12 @@ def test_bad_input_fails_whole_and_names_the_problem(
         sensitive=census_table.sensitive,
     )  # fmt: skip
     with pytest.raises(AnonlabError, match=r"column '.*'.*row group \d+.*is not in its domain"):
-        anonymize_on_workers(dask_client, census_parquet, small, "mondrian", out, l=2)
+        anonymize_on_workers(dask_client, census_parquet, small, "anatomy", out, l=2)
     assert not out.exists()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".release")]
+    # exact values published as sets without the publisher's choice: refused before the work
+    with pytest.raises(AnonlabError, match="have no hierarchy"):
+        anonymize_on_workers(dask_client, census_parquet, small, "mondrian", out, l=2)
     with pytest.raises(IneligibleError, match="not 40-eligible"):
         _run(dask_client, census_parquet, census_table, "anatomy", out, l=40)
     assert not out.exists()
@@ -287,3 +290,69 @@ def test_checks_over_written_parts_equal_one_machine(
         assert a.violating_groups == sorted(published_id[b.violating_groups].tolist())
     assert any(not c.holds for c in ours)  # t = 0.15 is violated somewhere: a real comparison
     assert [k for k, _ in received] == ["value counts", "part checks"]
+
+
+def _cli_argv(path, out, algorithm="mondrian"):
+    qi = "age,sex,race,marital_stat,education,class_of_worker,country_of_birth_self"
+    return ["anonymize", "--data", str(path), "--qi", qi,
+            "--sensitive", "detailed_occupation_recode", "--value-sets", qi.split(",", 1)[1],
+            "--algorithm", algorithm, "--l", "4", "--out", str(out),
+            "--published-format", "parquet"]  # fmt: skip
+
+
+def test_cli_on_workers_publishes_what_one_machine_publishes(
+    dask_client, census_parquet, cli, tmp_path
+):
+    """The same file through `anonlab anonymize` with and without --on-workers: the template
+    read from the file's distinct values (text digits read as integers, as one machine reads
+    them) and the rows published are the same, as multisets."""
+    ours, theirs = tmp_path / "workers", tmp_path / "one"
+    address = dask_client.scheduler.address
+    code, stdout, stderr = cli(
+        [*_cli_argv(census_parquet, ours), "--on-workers", "--cluster", address]
+    )
+    assert code == 0, stderr
+    assert "mondrian on the workers: 12,000 records" in " ".join(stdout.split())
+    assert "l-diversity(l=4): holds" in stdout and "detailed_occupation_recode: integer" in stdout
+    code, _, stderr = cli(_cli_argv(census_parquet, theirs))
+    assert code == 0, stderr
+    a = pd.read_parquet(ours / "published" / "generalized").drop(columns="group")
+    b = pd.read_parquet(theirs / "published" / "generalized.parquet").drop(columns="group")
+    assert list(a.columns) == list(b.columns)
+    assert a.dtypes.to_dict() == b.dtypes.to_dict()
+    key = list(a.columns)
+    assert a.value_counts(key).to_dict() == b.value_counts(key).to_dict()
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ([], "--on-workers runs on a Dask cluster"),
+        (["--cluster", "ADDRESS", "--algorithm", "hilb"], "does not run with --on-workers"),
+        (["--cluster", "ADDRESS", "--resample", "100"], "--resample draws records"),
+        (["--cluster", "ADDRESS", "--t", "0.2"], "--t is not available with --on-workers"),
+    ],
+)
+def test_cli_on_workers_refuses_what_it_cannot_do(
+    dask_client, census_parquet, cli, tmp_path, extra, message
+):
+    extra = [dask_client.scheduler.address if e == "ADDRESS" else e for e in extra]
+    out = tmp_path / "release"
+    code, stdout, stderr = cli([*_cli_argv(census_parquet, out), "--on-workers", *extra])
+    assert code == 2
+    assert message in " ".join(stderr.split()) and "Traceback" not in stderr
+    assert not out.exists()
+
+
+def test_cli_on_workers_needs_parquet(dask_client, census_table, cli, tmp_path):
+    path = tmp_path / "records.csv"
+    census_table.to_frame().iloc[:100].to_csv(path, index=False)
+    code, _, stderr = cli(
+        [
+            *_cli_argv(path, tmp_path / "o"),
+            "--on-workers",
+            "--cluster",
+            dask_client.scheduler.address,
+        ]
+    )
+    assert code == 2 and "give --data FILE.parquet" in " ".join(stderr.split())

@@ -138,6 +138,13 @@ def anonymize(
         "--workers",
         help="Run on a local Dask cluster of N worker processes (see --cluster).",
     ),
+    on_workers: bool = typer.Option(
+        False,
+        "--on-workers",
+        help="With --cluster/--workers and --data FILE.parquet: the workers read the records, "
+        "anonymize them and write the release part by part; this machine never holds them "
+        "(anatomy, mondrian, mondrian+, mondrian++; docs/distributed.md).",
+    ),
     memory_check: bool = typer.Option(
         True,
         "--memory-check/--no-memory-check",
@@ -165,6 +172,38 @@ def anonymize(
     published_file_names("generalization", published_format)  # a known format, before the work
     key = None if export_key_file is None else read_export_key(export_key_file)
     check_workers_option(workers)
+    params = dict(
+        k=k,
+        l=l,
+        m=m,
+        model=model,
+        c=c,
+        t=t,
+        distance=distance,
+        metric=metric,
+        suppression=suppression,
+        max_checks=max_checks,
+        max_seconds=max_seconds,
+        scheme=scheme,
+        sensitive_values=schema_sensitive_values(sensitive_values, data.schema),
+        as_one_value=True if as_one_value else None,
+        levels=parse_levels(levels),
+        min_expectation=min_exp,
+        max_conditions=max_conditions,
+        rules=None if rules is None else str(rules),
+        suppress=True if suppress else None,
+        fill=fill,
+    )
+    if on_workers:
+        from anonlab.cli import anonymize_on_workers as workers_path
+
+        workers_path.check_on_workers_options(data, algorithm, cluster, workers, resample, params)
+        with client_from_options(cluster, workers) as client:
+            workers_path.run(
+                client, data, algorithm, out_dir, seed=seed, published_format=published_format,
+                export_key=key, force=force, as_json=as_json, params=params,
+            )  # fmt: skip
+        return
     if cluster is not None or workers is not None:
         from anonlab.distributed.anonymize import available as distributed_algorithms
 
@@ -196,28 +235,6 @@ def anonymize(
         check_memory(
             table.n_rows, len(table.schema.attributes), algorithm, override=not memory_check
         )
-    params = dict(
-        k=k,
-        l=l,
-        m=m,
-        model=model,
-        c=c,
-        t=t,
-        distance=distance,
-        metric=metric,
-        suppression=suppression,
-        max_checks=max_checks,
-        max_seconds=max_seconds,
-        scheme=scheme,
-        sensitive_values=schema_sensitive_values(sensitive_values, data.schema),
-        as_one_value=True if as_one_value else None,
-        levels=parse_levels(levels),
-        min_expectation=min_exp,
-        max_conditions=max_conditions,
-        rules=None if rules is None else str(rules),
-        suppress=True if suppress else None,
-        fill=fill,
-    )
     with client_from_options(cluster, workers) as client:
         t0 = time.perf_counter()
         with stage(f"{algorithm} on {table.n_rows:,} records", as_json):

@@ -96,9 +96,14 @@ def read_coded_frame(
     row0: int,
     names: Sequence[str],
     domains: dict[str, np.ndarray],
+    recode: dict[str, np.ndarray] | None = None,
 ) -> pd.DataFrame:
     """Runs on a worker: one Parquet row group as int32 codes (column ``c<i>`` for ``names[i]``)
-    and ``_row``, each record's position in the file (``row0`` is the row group's first)."""
+    and ``_row``, each record's position in the file (``row0`` is the row group's first).
+
+    A value's code is its position in ``domains[name]``, or with ``recode``,
+    ``recode[name][position]`` (the file's raw values mapped to the table's codes, where reading
+    converted them, e.g. text digits read as integers: :class:`FileTemplate`)."""
     import pandas as pd
     import pyarrow.parquet as pq
 
@@ -109,17 +114,27 @@ def read_coded_frame(
     m = table.num_rows
     cols: dict[str, np.ndarray] = {ROW: np.arange(row0, row0 + m, dtype=np.int64)}
     for i, name in enumerate(names):
-        values = table.column(name).to_numpy(zero_copy_only=False)
-        cols[_code_column(i)] = encode(values, domains[name], name, where).astype(np.int32)
+        column = table.column(name)
+        if column.null_count:
+            raise AnonlabError(
+                f"column {name!r} ({where}): {column.null_count:,} missing values; the workers' "
+                "path drops no records: fill them (or mark them as a value of their own) first"
+            )
+        values = column.to_numpy(zero_copy_only=False)
+        code = encode(values, domains[name], name, where)
+        if recode is not None:
+            code = recode[name][code]
+        cols[_code_column(i)] = code.astype(np.int32)
     return pd.DataFrame(cols, copy=False)
 
 
-def _read_task(*args: Any) -> pd.DataFrame:
+def _read_task(path, row_group, row0, names, coding) -> pd.DataFrame:
     """The task that reads a block, through the worker's own import of this module (a test's
-    driver may replace its ``read_coded_frame`` with one that raises)."""
+    driver may replace its ``read_coded_frame`` with one that raises); ``coding`` is
+    ``(domains, recode)``."""
     import anonlab.distributed.worker_release as module
 
-    return module.read_coded_frame(*args)
+    return module.read_coded_frame(path, row_group, row0, names, *coding)
 
 
 def _cut_view(frame: pd.DataFrame, qi: Sequence[int], sensitive: int):
@@ -331,7 +346,7 @@ def _params_for(algorithm: str, params: dict) -> tuple[int, int]:
 def anonymize_on_workers(
     client: Client,
     path: str,
-    template: Table,
+    template: Table | FileTemplate,
     algorithm: str,
     out: str | Path,
     *,
@@ -351,11 +366,13 @@ def anonymize_on_workers(
     client : distributed.Client
     path : str
         A Parquet file every worker can read; each row group is a block.
-    template : Table
+    template : Table or FileTemplate
         The table's schema and domains, with any number of records (``table.take([])`` has none):
-        roles, hierarchies, types and each column's values in code order. Every attribute of its
-        schema is read from ``path``; a value not in its domain is an error naming the column,
-        the value and the row group.
+        roles, hierarchies, types and each column's values in code order; or a
+        :class:`FileTemplate` (:func:`template_from_parquet`), which also says how the file's
+        raw values map to them. Every attribute of its schema is read from ``path``; a value not
+        in its domain, or a missing value, is an error naming the column, the value and the row
+        group.
     algorithm : {"anatomy", "mondrian", "mondrian+", "mondrian++"}
     out : path
         The release folder, written atomically; on a file system the workers share.
@@ -386,6 +403,7 @@ def anonymize_on_workers(
     from anonlab.distributed.cluster import worker_count
     from anonlab.distributed.partitioning import Partitioning, merge_plan
     from anonlab.distributed.worker_cuts import mondrian_cuts_on_workers, row_group_rows
+    from anonlab.release import require_no_value_sets
     from anonlab.release_io.export import PUBLISHED_FORMATS
 
     t_start = time.perf_counter()
@@ -405,6 +423,10 @@ def anonymize_on_workers(
         raise AnonlabError(
             f"an export key has {export_order.KEY_BYTES} bytes, got {len(export_key)}"
         )
+    recode = None
+    if isinstance(template, FileTemplate):  # the file's raw values -> the table's codes
+        raw, recode = template.raw, template.code
+        template = template.table
     template = template.take(np.zeros(0, dtype=np.int64))  # its schema and domains travel
     sens = template.require_sensitive()
     if len(template.sensitive_attributes) != 1:
@@ -418,9 +440,13 @@ def anonymize_on_workers(
     if algorithm != "anatomy" and not qi:
         raise AnonlabError(f"{algorithm} needs at least one quasi-identifier to cut on")
     k, l = _params_for(algorithm, params)
+    scheme = "bucketization" if algorithm == "anatomy" else "generalization"
+    require_no_value_sets(template, scheme, None)  # before the work, not when writing
     constrained = template.value_mask(sens, params.get("sensitive_values"))
     n_values = len(constrained)
     domains = {name: np.asarray(template.values[name]) for name in names}
+    if recode is None:
+        raw = domains
     import pyarrow.parquet as pq
 
     try:
@@ -439,17 +465,10 @@ def anonymize_on_workers(
     with atomic_directory(out, force=force) as tmp:
         # 1. read the blocks on the workers
         t0 = time.perf_counter()
-        [domains_future] = client.scatter([domains], broadcast=True, hash=False)
+        [coding] = client.scatter([(raw, recode)], broadcast=True, hash=False)
         blocks = [
             client.submit(
-                _read_task,
-                path,
-                g,
-                starts[g],
-                names,
-                domains_future,
-                pure=False,
-                retries=RETRIES,
+                _read_task, path, g, starts[g], names, coding, pure=False, retries=RETRIES
             )  # fmt: skip
             for g in range(len(rows))
         ]
@@ -603,7 +622,7 @@ def anonymize_on_workers(
         files: dict[str, dict] = {}
         for answer in written:
             files.update(_received("files", answer, on_gather))
-        manifest["scheme"] = "bucketization" if algorithm == "anatomy" else "generalization"
+        manifest["scheme"] = scheme
         manifest["rows"] = n
         manifest["groups"] = int(sum(part_groups))
         manifest["distributed"] = {
@@ -646,6 +665,88 @@ def anonymize_on_workers(
         files=files,
         timings=timings,
     )
+
+
+def domain_frame(
+    client: Client,
+    path: str,
+    columns: Sequence[str] | None = None,
+    *,
+    on_gather: Callable[[str, Any], None] | None = None,
+) -> pd.DataFrame:
+    """A frame of the Parquet file's distinct values, not of its records: column ``c`` lists
+    ``c``'s distinct non-missing values (sorted), padded with its first value to the longest
+    column's length. Counted on the workers (:func:`~anonlab.distributed.worker_cuts.
+    parquet_domains`); only distinct values reach the driver. ``columns``: all by default.
+
+    Reading it with the options the records would be read with (roles, types, hierarchies)
+    gives the template :func:`anonymize_on_workers` needs (:func:`template_from_parquet`).
+    Types are then decided from the distinct values: where the single-machine reader weighs
+    records (a column that is mostly numbers but holds some text is an error naming a row), this
+    frame weighs values; declare such a column's type to be sure."""
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    from anonlab.distributed.worker_cuts import parquet_domains
+
+    columns = list(pq.ParquetFile(path).schema_arrow.names if columns is None else columns)
+    domains = parquet_domains(client, path, columns, on_gather=on_gather)
+    empty = [name for name in columns if len(domains[name]) == 0]
+    if empty:
+        raise AnonlabError(f"column {empty[0]!r} of {str(path)!r} has no value (all missing)")
+    longest = max((len(d) for d in domains.values()), default=0)
+    cols = {}
+    for name in columns:
+        d = domains[name]
+        cols[name] = np.concatenate([d, np.repeat(d[:1], longest - len(d))])
+    return pd.DataFrame(cols)
+
+
+@dataclass
+class FileTemplate:
+    """A file's template: the table it reads as (``table``, no records) and how the file's raw
+    values become its codes: ``raw[name]`` the file's distinct values (sorted), ``code[name]``
+    the table's code of each (reading may convert values, e.g. text digits to integers)."""
+
+    table: Table
+    raw: dict[str, np.ndarray]
+    code: dict[str, np.ndarray]
+
+    @classmethod
+    def from_domain_table(cls, frame: pd.DataFrame, table: Table) -> FileTemplate:
+        """From a :func:`domain_frame` and the table read from it (same rows, same order)."""
+        raw, code = {}, {}
+        for name in table.schema.names:
+            values = frame[name].to_numpy()
+            distinct = len(pd_unique(values))
+            raw[name] = values[:distinct]
+            code[name] = table.codes[name][:distinct].astype(np.int64)
+        return cls(table.take(np.zeros(0, dtype=np.int64)), raw, code)
+
+
+def pd_unique(values: np.ndarray) -> np.ndarray:
+    """Distinct values in order of appearance (a domain frame's column: its distinct values,
+    then padding that repeats the first)."""
+    import pandas as pd
+
+    return pd.unique(pd.Series(values, copy=False))
+
+
+def template_from_parquet(
+    client: Client,
+    path: str,
+    *,
+    on_gather: Callable[[str, Any], None] | None = None,
+    **from_frame: Any,
+) -> FileTemplate:
+    """The template (schema and domains, no records) of the Parquet file ``path``:
+    :meth:`Table.from_frame <anonlab.table.Table.from_frame>` with ``from_frame``'s keywords
+    (``quasi_identifiers=``, ``sensitive=``, ``hierarchies=``, ``types=``, ...) on its
+    :func:`domain_frame`, without records."""
+    from anonlab.table import Table
+
+    frame = domain_frame(client, path, on_gather=on_gather)
+    return FileTemplate.from_domain_table(frame, Table.from_frame(frame, **from_frame))
 
 
 def read_meta(names: Sequence[str]) -> pd.DataFrame:
