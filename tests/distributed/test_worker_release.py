@@ -242,8 +242,8 @@ def test_bad_input_fails_whole_and_names_the_problem(
     with pytest.raises(IneligibleError, match="not 40-eligible"):
         _run(dask_client, census_parquet, census_table, "anatomy", out, l=40)
     assert not out.exists()
-    with pytest.raises(AnonlabError, match="algorithm.*hilb"):
-        _run(dask_client, census_parquet, census_table, "hilb", out, l=4)
+    with pytest.raises(AnonlabError, match="algorithm.*mask"):
+        _run(dask_client, census_parquet, census_table, "mask", out, l=4)
     with pytest.raises(AnonlabError, match="no column 'missing'"):
         frame = census_table.to_frame().iloc[:10].rename(columns={"age": "missing"})
         renamed = Table.from_frame(
@@ -328,7 +328,7 @@ def test_cli_on_workers_publishes_what_one_machine_publishes(
     ("extra", "message"),
     [
         ([], "--on-workers runs on a Dask cluster"),
-        (["--cluster", "ADDRESS", "--algorithm", "hilb"], "does not run with --on-workers"),
+        (["--cluster", "ADDRESS", "--algorithm", "mask"], "does not run with --on-workers"),
         (["--cluster", "ADDRESS", "--resample", "100"], "--resample draws records"),
         (["--cluster", "ADDRESS", "--t", "0.2"], "--t is not available with --on-workers"),
     ],
@@ -356,3 +356,53 @@ def test_cli_on_workers_needs_parquet(dask_client, census_table, cli, tmp_path):
         ]
     )
     assert code == 2 and "give --data FILE.parquet" in " ".join(stderr.split())
+
+
+@pytest.mark.parametrize("algorithm", ["hilb", "hilb+", "hilb++"])
+def test_hilb_family_parts_are_hilbert_runs_and_l_diverse(
+    dask_client, census_parquet, census_table, tmp_path, algorithm
+):
+    from anonlab.anonymize.hilb_plus import hilbert_keys
+    from anonlab.distributed.written_checks import check_written_release
+
+    out = tmp_path / "release"
+    release, kinds = _run(
+        dask_client, census_parquet, census_table, algorithm, out, l=4, max_partition_rows=2_000
+    )
+    assert set(kinds) <= {"value counts", "hilbert key counts", "run histograms",
+                          "part summaries", "files"}  # fmt: skip
+    assert release.manifest["distributed"]["method"] == "hilbert-runs"
+    assert release.n_parts >= N // 2_000 - 1 and sum(release.part_rows) == N
+    records = _records(out)
+    group = records["group"].to_numpy()
+    # each part (one published file) is a range of the Hilbert order: the files' key ranges,
+    # over the records of their groups, do not overlap
+    keys, _ = hilbert_keys(census_table)
+    file_of_group = {}
+    files = sorted((out / "published" / "generalized").glob("*.parquet"))
+    assert len(files) == release.n_parts
+    for f, path in enumerate(files):
+        for g in pq.read_table(path, columns=["group"]).column("group").to_pylist():
+            file_of_group[g] = f
+    file_of_record = np.array([file_of_group[g] for g in group])
+    ranges = sorted(
+        (int(keys[file_of_record == f].min()), int(keys[file_of_record == f].max()))
+        for f in range(len(files))
+    )
+    assert all(a[1] < b[0] for a, b in zip(ranges, ranges[1:], strict=False))
+    assert release.n_groups == len(np.unique(group))
+    verdicts = {c.model: c for c in check_written_release(dask_client, out, census_table)}
+    assert verdicts["l-diversity"].holds and verdicts["l-diversity"].value >= 4
+    # a single-machine Hilb on the whole table forms about as many groups
+    single = anonymize(census_table, algorithm, seed=0, l=4)
+    assert abs(release.n_groups - single.n_groups) <= 0.05 * single.n_groups
+
+
+def test_runs_of_buckets_by_hand():
+    from anonlab.distributed.worker_release import runs_of_buckets
+
+    # 3 + 4 fit in 8, 7 + 5 do not; 20 is a run alone; 1 + 1
+    run = runs_of_buckets(np.array([0, 3, 0, 4, 5, 0, 20, 1, 1]), 8)
+    assert run.tolist() == [0, 0, 0, 0, 1, 1, 2, 3, 3]
+    assert runs_of_buckets(np.array([9, 9, 9]), 8).tolist() == [0, 1, 2]
+    assert runs_of_buckets(np.zeros(4, dtype=np.int64), 8).tolist() == [0, 0, 0, 0]

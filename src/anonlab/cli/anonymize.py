@@ -143,7 +143,7 @@ def anonymize(
         "--on-workers",
         help="With --cluster/--workers and --data FILE.parquet: the workers read the records, "
         "anonymize them and write the release part by part; this machine never holds them "
-        "(anatomy, mondrian, mondrian+, mondrian++; docs/distributed.md).",
+        "(anatomy, hilb, hilb+, hilb++, mondrian, mondrian+, mondrian++; docs/distributed.md).",
     ),
     memory_check: bool = typer.Option(
         True,

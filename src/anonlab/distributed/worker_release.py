@@ -74,7 +74,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from distributed import Client
 
 #: The algorithms this path runs.
-ALGORITHMS = ("anatomy", "mondrian", "mondrian+", "mondrian++")
+ALGORITHMS = ("anatomy", "hilb", "hilb+", "hilb++", "mondrian", "mondrian+", "mondrian++")
+#: The Hilb family: parts are runs of the Hilbert order.
+HILB = ("hilb", "hilb+", "hilb++")
+#: Bits of the Hilbert keys added per round of prefix counts (:func:`_hilbert_runs`).
+HILBERT_BUCKET_BITS = 16
 #: Records per part by default (as the driver-held backend).
 DEFAULT_MAX_PARTITION_ROWS = 250_000
 #: Task retries on an exception.
@@ -150,6 +154,48 @@ def _random_runs(frame: pd.DataFrame, seed: int, block: int, n_runs: int) -> np.
     ``SeedSequence(seed, spawn_key=(block,))`` (independent of the quasi-identifiers)."""
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(block,)))
     return rng.integers(0, n_runs, size=len(frame), dtype=np.int64).astype(np.int32)
+
+
+def _hilbert_keys(frame: pd.DataFrame, qi: Sequence[int], bits: int) -> np.ndarray:
+    """Each record's Hilbert key on Hilb's grid (:func:`anonlab.anonymize.hilb_plus.
+    hilbert_keys`), uint64."""
+    from anonlab.anonymize.hilbert import hilbert_index
+
+    coords = np.empty((len(frame), len(qi)), dtype=np.int32)
+    for a, i in enumerate(qi):
+        coords[:, a] = frame[_code_column(i)].to_numpy()
+    return hilbert_index(coords, bits)
+
+
+def _prefix_counts(keys: np.ndarray, shift: int, heavy: np.ndarray | None, heavy_shift: int):
+    """(distinct ``key >> shift``, their counts) over the records whose ``key >> heavy_shift``
+    is in ``heavy`` (sorted; None: every record)."""
+    if heavy is not None:
+        parent = keys >> np.uint64(heavy_shift)
+        at = np.minimum(np.searchsorted(heavy, parent), max(len(heavy) - 1, 0))
+        keys = keys[(heavy[at] == parent)] if len(heavy) else keys[:0]
+    return np.unique(keys >> np.uint64(shift), return_counts=True)
+
+
+def _cell_runs(keys: np.ndarray, cell_low: np.ndarray, run_of_cell: np.ndarray) -> np.ndarray:
+    cell = np.searchsorted(cell_low, keys, side="right") - 1
+    return run_of_cell[cell].astype(np.int32)
+
+
+def runs_of_buckets(counts: np.ndarray, max_rows: int) -> np.ndarray:
+    """Cut consecutive cells into runs of at most ``max_rows`` records: each run takes cells
+    while its count stays within the limit (a cell larger than the limit is a run alone).
+    Returns the run of each cell (empty cells join the current run)."""
+    counts = np.asarray(counts, dtype=np.int64)
+    starts = np.zeros(len(counts), dtype=np.int32)  # 1 where a new run begins
+    filled = 0
+    for b in np.flatnonzero(counts).tolist():  # a loop over non-empty buckets (<= 65,536)
+        c = int(counts[b])
+        if filled and filled + c > max_rows:
+            starts[b] = 1
+            filled = 0
+        filled += c
+    return np.cumsum(starts, dtype=np.int64).astype(np.int32)
 
 
 def _run_histogram(frame: pd.DataFrame, run: np.ndarray, sensitive: int, n_values: int, n_runs):
@@ -329,6 +375,61 @@ def _tree_sum(client: Client, futures: list, split_every: int = 8):
     return futures[0]
 
 
+def _merge_counts(answers) -> tuple[np.ndarray, np.ndarray]:
+    values = np.concatenate([a[0] for a in answers]) if answers else np.zeros(0, np.uint64)
+    counts = np.concatenate([a[1] for a in answers]) if answers else np.zeros(0, np.int64)
+    distinct, inverse = np.unique(values, return_inverse=True)
+    return distinct, np.bincount(inverse, weights=counts, minlength=len(distinct)).astype(np.int64)
+
+
+def _hilbert_runs(client, blocks, template, qi, max_rows, on_gather):
+    """(run of each record, as futures per block; number of runs): runs of the Hilbert order
+    of at most ``max_rows`` records where the keys allow, cut at the boundaries of key cells.
+
+    The cells come from exact counts of key prefixes reduced from the workers, refined where a
+    cell holds more than ``max_rows`` records: first the keys' top :data:`HILBERT_BUCKET_BITS`
+    bits, then, inside each heavy prefix only, the next as many, down to whole keys. Consecutive
+    cells are then taken into runs (:func:`runs_of_buckets`); a single key held by more than
+    ``max_rows`` records is a run alone. The driver receives counts of key prefixes (the sizes
+    of boxes of the quasi-identifier grid), never a record."""
+    from anonlab.anonymize.hilb_plus import hilbert_keys
+
+    _, bits = hilbert_keys(template)  # the grid of the table's domains (validates the width)
+    total = len(qi) * bits
+    keys = client.map(_hilbert_keys, blocks, [qi] * len(blocks), [bits] * len(blocks), pure=False)
+    cell_low: list[np.ndarray] = []
+    cell_count: list[np.ndarray] = []
+    heavy, heavy_shift, depth = None, total, 0
+    while True:
+        depth = min(total, depth + HILBERT_BUCKET_BITS)
+        shift = total - depth
+        answers = client.gather(
+            client.map(
+                _prefix_counts,
+                keys,
+                [shift] * len(keys),
+                [heavy] * len(keys),
+                [heavy_shift] * len(keys),
+                pure=False,
+            )  # fmt: skip
+        )
+        prefixes, counts = _received("hilbert key counts", _merge_counts(answers), on_gather)
+        split = (counts > max_rows) & (shift > 0)
+        light = ~split
+        cell_low.append(prefixes[light] << np.uint64(shift))
+        cell_count.append(counts[light])
+        if not split.any():
+            break
+        heavy, heavy_shift = prefixes[split], shift
+    low = np.concatenate(cell_low)
+    count = np.concatenate(cell_count)
+    order = np.argsort(low, kind="stable")
+    low, count = low[order], count[order]
+    run_of_cell = runs_of_buckets(count, max_rows)
+    runs = client.map(_cell_runs, keys, [low] * len(keys), [run_of_cell] * len(keys), pure=False)
+    return runs, int(run_of_cell.max()) + 1 if len(run_of_cell) else 1
+
+
 def _params_for(algorithm: str, params: dict) -> tuple[int, int]:
     """(k, l) of the cuts, validating the model as the driver-held backend does."""
     if algorithm == "mondrian":
@@ -397,6 +498,7 @@ def anonymize_on_workers(
     from dask.dataframe.dask_expr._shuffle import Shuffle
 
     import distributed
+    from anonlab.anonymize import publication_scheme
     from anonlab.anonymize.eligibility import require_l_eligible_counts
     from anonlab.atomic_output import atomic_directory, owner_only
     from anonlab.distributed.anonymize import _combine_manifests, partition_seeds
@@ -440,7 +542,7 @@ def anonymize_on_workers(
     if algorithm != "anatomy" and not qi:
         raise AnonlabError(f"{algorithm} needs at least one quasi-identifier to cut on")
     k, l = _params_for(algorithm, params)
-    scheme = "bucketization" if algorithm == "anatomy" else "generalization"
+    scheme = publication_scheme(algorithm)  # each algorithm's default (no --scheme here)
     require_no_value_sets(template, scheme, None)  # before the work, not when writing
     constrained = template.value_mask(sens, params.get("sensitive_values"))
     n_values = len(constrained)
@@ -490,12 +592,17 @@ def anonymize_on_workers(
             require_l_eligible_counts(counts, l, constrained, domains[sens], sens)
         # 2. the parts
         part_of_run = None
-        if algorithm == "anatomy":
-            n_runs = max(1, -(-n // max_rows))
-            runs = client.map(
-                _random_runs, blocks, [seed] * len(blocks), range(len(blocks)),
-                [n_runs] * len(blocks), pure=False,
-            )  # fmt: skip
+        if algorithm == "anatomy" or algorithm in HILB:
+            if algorithm == "anatomy":
+                n_runs = max(1, -(-n // max_rows))
+                runs = client.map(
+                    _random_runs, blocks, [seed] * len(blocks), range(len(blocks)),
+                    [n_runs] * len(blocks), pure=False,
+                )  # fmt: skip
+                method = "random-runs"
+            else:
+                runs, n_runs = _hilbert_runs(client, blocks, template, qi, max_rows, on_gather)
+                method = "hilbert-runs"
             hist = _tree_sum(
                 client,
                 client.map(
@@ -516,7 +623,7 @@ def anonymize_on_workers(
             partitioning = Partitioning(
                 part=np.zeros(0, dtype=np.int32),
                 n_parts=n_parts,
-                method="random-runs",
+                method=method,
                 merges=[m for m in members if len(m) > 1],
                 runs=n_runs,
             )
