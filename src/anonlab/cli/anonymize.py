@@ -12,6 +12,7 @@ from anonlab.cli.common import (
     DATA_OPTIONS,
     EXPORT_KEY_FILE,
     JSON,
+    PUBLISHED_FORMAT,
     RESAMPLE,
     SEED,
     SENSITIVE_VALUES,
@@ -152,12 +153,7 @@ def anonymize(
         "(anonlab.resources; skipped with --cluster/--workers).",
     ),
     export_key_file: Path | None = EXPORT_KEY_FILE,
-    published_format: str = typer.Option(
-        "csv",
-        "--published-format",
-        help="Format of the published files: csv (text cells guarded against spreadsheet "
-        "formulas) or parquet (typed columns, not guarded; docs/formats.md).",
-    ),
+    published_format: str = PUBLISHED_FORMAT,
     force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
     as_json: bool = JSON,
 ) -> None:

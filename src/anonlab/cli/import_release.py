@@ -12,6 +12,7 @@ from anonlab.cli.common import (
     EXPORT_KEY_FILE,
     FORCE_OUT,
     JSON,
+    PUBLISHED_FORMAT,
     DataOptions,
     column_summary,
     emit_json,
@@ -57,6 +58,7 @@ def import_release(
     ),
     data: DataOptions = DATA_OPTIONS,
     export_key_file: Path | None = EXPORT_KEY_FILE,
+    published_format: str = PUBLISHED_FORMAT,
     force: bool = FORCE_OUT,
     as_json: bool = JSON,
 ) -> None:
@@ -68,6 +70,7 @@ def import_release(
     from anonlab.release_io import (
         import_bucketized,
         import_generalized,
+        published_file_names,
         require_output_free,
         save_release,
     )
@@ -81,6 +84,7 @@ def import_release(
     if withhold_suppressed and generalized is None:
         raise AnonlabError("--withhold-suppressed applies to --generalized files only")
     require_output_free(out_dir, force)  # fail before any work
+    published_file_names("generalization", published_format)  # a known format, before the work
     key = None if export_key_file is None else read_export_key(export_key_file)
     table = data.load(as_json=as_json, publishes=True)
     if generalized is not None and qit is None and st is None:
@@ -97,7 +101,9 @@ def import_release(
         raise AnonlabError("give either --generalized FILE or both --qit FILE and --st FILE")
     if data.schema is not None:  # the schema's roles, types and builder specs (never the data)
         release.manifest["schema_file"] = schema_manifest(data.schema)
-    save_release(release, out_dir, force=force, export_key=key)
+    save_release(
+        release, out_dir, force=force, export_key=key, published_format=published_format
+    )
     summary = {
         "out": str(out_dir),
         "scheme": release.scheme,

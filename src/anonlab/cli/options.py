@@ -335,6 +335,13 @@ CLUSTER = typer.Option(
 )
 
 
+PUBLISHED_FORMAT = typer.Option(
+    "csv",
+    "--published-format",
+    help="Format of the published files: csv (text cells guarded against spreadsheet "
+    "formulas) or parquet (typed columns, not guarded; docs/formats.md).",
+)
+
 EXPORT_KEY_FILE = typer.Option(
     None,
     "--export-key-file",
