@@ -101,9 +101,7 @@ def import_release(
         raise AnonlabError("give either --generalized FILE or both --qit FILE and --st FILE")
     if data.schema is not None:  # the schema's roles, types and builder specs (never the data)
         release.manifest["schema_file"] = schema_manifest(data.schema)
-    save_release(
-        release, out_dir, force=force, export_key=key, published_format=published_format
-    )
+    save_release(release, out_dir, force=force, export_key=key, published_format=published_format)
     summary = {
         "out": str(out_dir),
         "scheme": release.scheme,
