@@ -406,3 +406,15 @@ def test_runs_of_buckets_by_hand():
     assert run.tolist() == [0, 0, 0, 0, 1, 1, 2, 3, 3]
     assert runs_of_buckets(np.array([9, 9, 9]), 8).tolist() == [0, 1, 2]
     assert runs_of_buckets(np.zeros(4, dtype=np.int64), 8).tolist() == [0, 0, 0, 0]
+
+
+def test_a_missing_value_is_named_with_its_row_group(dask_client, census_table, tmp_path):
+    frame = census_table.to_frame().iloc[:600].copy()
+    frame["age"] = frame["age"].astype("Int64")
+    frame.loc[frame.index[450], "age"] = pd.NA  # row group 2 of 200-record groups
+    path = tmp_path / "holes.parquet"
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path, row_group_size=200)
+    out = tmp_path / "release"
+    with pytest.raises(AnonlabError, match=r"column 'age' \(.*row group 2\): 1 missing value"):
+        _run(dask_client, str(path), census_table, "anatomy", out, l=2)
+    assert not out.exists()

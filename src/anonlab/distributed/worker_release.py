@@ -111,21 +111,14 @@ def read_coded_frame(
     import pandas as pd
     import pyarrow.parquet as pq
 
-    from anonlab.distributed.worker_cuts import encode
+    from anonlab.distributed.worker_cuts import encode_arrow
 
     table = pq.ParquetFile(path).read_row_group(row_group, columns=list(names))
     where = f"{path}, row group {row_group}"
     m = table.num_rows
     cols: dict[str, np.ndarray] = {ROW: np.arange(row0, row0 + m, dtype=np.int64)}
     for i, name in enumerate(names):
-        column = table.column(name)
-        if column.null_count:
-            raise AnonlabError(
-                f"column {name!r} ({where}): {column.null_count:,} missing values; the workers' "
-                "path drops no records: fill them (or mark them as a value of their own) first"
-            )
-        values = column.to_numpy(zero_copy_only=False)
-        code = encode(values, domains[name], name, where)
+        code = encode_arrow(table.column(name), domains[name], name, where)
         if recode is not None:
             code = recode[name][code]
         cols[_code_column(i)] = code.astype(np.int32)
