@@ -207,7 +207,7 @@ def test_csv_output_is_formula_guarded(dask_client, tmp_path):
         {
             "zip": ["=1+1", "+cmd", "13053", "13068", "-2", "@x"] * 20,
             "age": np.arange(120) % 40 + 20,
-            "disease": ["flu", "HIV", "cancer", "gastritis"] * 30,
+            "disease": ["=flu", "HIV", "cancer", "gastritis"] * 30,
         }
     )
     path = tmp_path / "in.parquet"
@@ -221,6 +221,13 @@ def test_csv_output_is_formula_guarded(dask_client, tmp_path):
     text = "".join(p.read_text() for p in (out / "published" / "qit").glob("*.csv"))
     assert "'=1+1" in text and "'+cmd" in text and "'@x" in text
     assert "\n=1+1" not in text and ",=1+1" not in text
+    st = "".join(p.read_text() for p in (out / "published" / "st").glob("*.csv"))
+    assert "'=flu" in st and ",=flu" not in st
+    # the checks read the guarded cells back as the values they stand for
+    from anonlab.distributed.written_checks import check_written_release
+
+    verdicts = {c.model: c for c in check_written_release(dask_client, out, table)}
+    assert verdicts["l-diversity"].holds and verdicts["k-anonymity"].n_groups == 60
 
 
 def test_bad_input_fails_whole_and_names_the_problem(

@@ -11,8 +11,10 @@ Items 1-5 of the plan in docs/distributed.md ("Plan: 10⁹ records on 100 nodes"
    the single-machine recursion tree. Anatomy: each record draws a random run (seeded per row
    group, QI-blind as algorithm-safe publishing asks, Jin et al. §2.8); the runs' sensitive
    histograms are reduced and runs that are not ℓ-eligible merge with their neighbours
-   (:func:`anonlab.distributed.partitioning.merge_plan`). The driver receives histograms and
-   counts, never a record.
+   (:func:`anonlab.distributed.partitioning.merge_plan`). Hilb, Hilb+ and Hilb++: runs of the
+   Hilbert order, cut at cells of exact key-prefix counts reduced from the workers
+   (:func:`_hilbert_runs`), merged as Anatomy's. The driver receives histograms and counts,
+   never a record.
 3. **Shuffle** (workers). One P2P shuffle of Dask (``distributed.shuffle``) routes every record
    to the output partition of its part: one partition per part, so each part lands whole on one
    worker. No record passes through the driver or the scheduler.
@@ -40,15 +42,17 @@ Unlinkable export (the choices where no paper speaks; one machine's export is
   a keyed random order of the parts.
 * What this still shows a reader: which groups (and rows) share a part: the file a row is in,
   and its group id's range. For the Mondrian family a part is a node of the cut tree, i.e. a
-  box of quasi-identifier values that the generalized values of its groups already show; for
-  Anatomy a part is a random set of records drawn with the algorithm's seed (which, as on one
-  machine, decides who shares a group and stays in the publisher's copy).
+  box of quasi-identifier values that the generalized values of its groups already show (for
+  Hilb a range of the Hilbert order, shown the same way); for Anatomy a part is a random set of
+  records drawn with the algorithm's seed (which, as on one machine, decides who shares a group
+  and stays in the publisher's copy).
 * The export key and the seed are in ``publisher/`` only.
 
-What the driver receives (``on_gather`` sees every object): row groups' distinct values (only
-when the template's domains are not given), per level of cuts one reduced histogram, the parts'
-sizes (P integers), Anatomy's run histograms (runs x values), each part's number of groups and
-manifest, and each written file's checksum. Nothing with one entry per record.
+What the driver receives (``on_gather`` sees every object): the sensitive value counts, per
+level of cuts one reduced histogram, the parts' sizes (P integers), Hilb's key-prefix counts,
+the run histograms (runs x values), each part's number of groups and manifest, and each written
+file's checksum. Nothing with one entry per record. (:func:`template_from_parquet` receives
+each row group's distinct values.)
 """
 
 from __future__ import annotations
@@ -182,7 +186,7 @@ def runs_of_buckets(counts: np.ndarray, max_rows: int) -> np.ndarray:
     counts = np.asarray(counts, dtype=np.int64)
     starts = np.zeros(len(counts), dtype=np.int32)  # 1 where a new run begins
     filled = 0
-    for b in np.flatnonzero(counts).tolist():  # a loop over non-empty buckets (<= 65,536)
+    for b in np.flatnonzero(counts).tolist():  # a loop over cells, not records
         c = int(counts[b])
         if filled and filled + c > max_rows:
             starts[b] = 1

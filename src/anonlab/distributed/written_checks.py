@@ -78,30 +78,33 @@ class WrittenCheck:
 
 # ------------------------------------------------------------------------------- worker side
 def _part_statistics(root: str, stem: str, scheme: str, fmt: str, sensitive: str, domain):
-    """(published group ids, group sizes, histogram groups x values) of one part's files."""
-    import pandas as pd
+    """(published group ids, group sizes, histogram groups x values) of one part's files:
+    reads the group and sensitive columns only (and the ST's counts)."""
+    import pyarrow.parquet as pq
 
-    from anonlab.distributed.worker_cuts import encode
+    from anonlab.distributed.worker_cuts import encode, encode_arrow
 
-    base = Path(root) / "published"
-    if scheme == "bucketization":
-        path = base / "st" / f"{stem}.{fmt}"
-        frame = pd.read_parquet(path) if fmt == "parquet" else pd.read_csv(path, dtype=str)
-        group_name = frame.columns[0]
-        count = frame[frame.columns[2]].to_numpy().astype(np.int64)
-    else:
-        path = base / "generalized" / f"{stem}.{fmt}"
-        frame = pd.read_parquet(path) if fmt == "parquet" else pd.read_csv(path, dtype=str)
-        group_name = frame.columns[0]
-        count = None
-    groups = frame[group_name].to_numpy().astype(np.int64)
-    values = frame[sensitive].to_numpy()
-    if fmt == "csv":  # CSV cells are text; the domain's values may be numbers
-        domain = np.asarray(domain)
-        text = np.array([str(v) for v in domain.tolist()], dtype=object)
+    folder = "st" if scheme == "bucketization" else "generalized"
+    path = Path(root) / "published" / folder / f"{stem}.{fmt}"
+    if fmt == "parquet":
+        names = pq.read_schema(path).names
+        wanted = names[:3] if scheme == "bucketization" else [names[0], sensitive]
+        table = pq.read_table(path, columns=wanted)
+        groups = table.column(0).to_numpy().astype(np.int64)
+        codes = encode_arrow(table.column(1), np.asarray(domain), sensitive, str(path))
+        count = table.column(2).to_numpy().astype(np.int64) if len(wanted) == 3 else None
+    else:  # CSV cells are text, guarded against formulas: compare with the domain so written
+        import pandas as pd
+
+        from anonlab.formula_guard import guard_series
+
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+        groups = frame.iloc[:, 0].to_numpy().astype(np.int64)
+        guarded = guard_series(pd.Series(np.asarray(domain), dtype=object))
+        text = np.array([str(v) for v in guarded.tolist()], dtype=object)
+        values = (frame.iloc[:, 1] if scheme == "bucketization" else frame[sensitive]).to_numpy()
         codes = encode(values.astype(object), text, sensitive, str(path))
-    else:
-        codes = encode(values, domain, sensitive, str(path))
+        count = frame.iloc[:, 2].to_numpy().astype(np.int64) if scheme == "bucketization" else None
     ids, local = np.unique(groups, return_inverse=True)
     n_values = len(domain)
     weights = np.ones(len(local), dtype=np.int64) if count is None else count
@@ -112,15 +115,13 @@ def _part_statistics(root: str, stem: str, scheme: str, fmt: str, sensitive: str
     return ids, hist.sum(axis=1), hist
 
 
-def _value_counts(root, stem, scheme, fmt, sensitive, domain) -> np.ndarray:
-    return _part_statistics(root, stem, scheme, fmt, sensitive, domain)[2].sum(axis=0)
+def _value_counts(statistics) -> np.ndarray:
+    return statistics[2].sum(axis=0)
 
 
 def _check_part(
-    root: str,
-    stem: str,
+    statistics: tuple,
     scheme: str,
-    fmt: str,
     template: Table,
     manifest_parameters: dict,
     reference: np.ndarray,
@@ -131,8 +132,7 @@ def _check_part(
     from anonlab.models.defaults import default_checks
     from anonlab.release import Release
 
-    sens = template.require_sensitive()
-    ids, sizes, hist = _part_statistics(root, stem, scheme, fmt, sens, template.values[sens])
+    ids, sizes, hist = statistics
     release = Release._from_statistics(
         template, len(ids), sizes, lambda: hist, scheme, reference_counts=reference
     )
@@ -228,12 +228,19 @@ def check_written_release(
     domain = template.values[sens]
     n = len(stems)
     root_s = str(root)
-    counts = client.map(
-        _value_counts, [root_s] * n, stems, [scheme] * n, [fmt] * n, [sens] * n, [domain] * n,
+    # each part's statistics stay on its worker, for the checks after the reference
+    statistics = client.map(
+        _part_statistics,
+        [root_s] * n,
+        stems,
+        [scheme] * n,
+        [fmt] * n,
+        [sens] * n,
+        [domain] * n,
         pure=False,
     )  # fmt: skip
     reference = np.zeros(len(domain), dtype=np.int64)
-    for answer in client.gather(counts):
+    for answer in client.gather(client.map(_value_counts, statistics, pure=False)):
         reference += answer
     if on_gather is not None:
         on_gather("value counts", reference)
@@ -242,10 +249,8 @@ def check_written_release(
     per_part = client.gather(
         client.map(
             _check_part,
-            [root_s] * n,
-            stems,
+            statistics,
             [scheme] * n,
-            [fmt] * n,
             [template] * n,
             [manifest.get("parameters", {})] * n,
             [reference] * n,
