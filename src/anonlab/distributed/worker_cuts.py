@@ -184,7 +184,7 @@ def _block_zeros(block) -> np.ndarray:
     return np.zeros(len(block[1]), dtype=np.int64)
 
 
-def _sum_arrays(*arrays: np.ndarray) -> np.ndarray:
+def sum_arrays(*arrays: np.ndarray) -> np.ndarray:
     out = np.array(arrays[0], dtype=np.int64, copy=True)
     for a in arrays[1:]:
         out += a
@@ -196,7 +196,7 @@ def _number_leaves(part: np.ndarray, leaf_number: np.ndarray) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------- driver side
-def _received(kind: str, value, on_gather: Callable[[str, Any], None] | None):
+def received(kind: str, value, on_gather: Callable[[str, Any], None] | None):
     if on_gather is not None:
         on_gather(kind, value)
     return value
@@ -234,7 +234,7 @@ def parquet_domains(
     )
     merged: list[list[np.ndarray]] = [[] for _ in columns]
     for future in futures:
-        answer = _received("domains", future.result(), on_gather)
+        answer = received("domains", future.result(), on_gather)
         for j, distinct in enumerate(answer):
             merged[j].append(distinct)
     out = {}
@@ -275,12 +275,12 @@ class WorkerCuts:
         )
 
 
-def _tree_sum(client: Client, futures: list, split_every: int) -> Future:
+def tree_sum(client: Client, futures: list, split_every: int = SPLIT_EVERY) -> Future:
     """One future: the sum of ``futures``' arrays, reduced by tasks in a tree of fan-in
     ``split_every``."""
     while len(futures) > 1:
         futures = [
-            client.submit(_sum_arrays, *futures[i : i + split_every], pure=False)
+            client.submit(sum_arrays, *futures[i : i + split_every], pure=False)
             for i in range(0, len(futures), split_every)
         ]
     return futures[0]
@@ -395,8 +395,8 @@ def mondrian_cuts_on_workers(
             [n_values] * len(blocks),
             pure=False,
         )
-        reduced = _tree_sum(client, maps, split_every)
-        return _received("histogram", reduced.result(), on_gather)
+        reduced = tree_sum(client, maps, split_every)
+        return received("histogram", reduced.result(), on_gather)
 
     def apply_table(table: np.ndarray) -> None:
         parts[:] = client.map(_block_apply, blocks, parts, [table] * len(blocks), pure=False)
@@ -417,7 +417,7 @@ def mondrian_cuts_on_workers(
     part_futures = client.map(_number_leaves, parts, [leaf_number] * len(parts), pure=False)
     part = None
     if gather_parts:
-        gathered = _received("parts", client.gather(part_futures), on_gather)
+        gathered = received("parts", client.gather(part_futures), on_gather)
         part = np.concatenate(gathered) if gathered else np.zeros(0, dtype=np.int32)
     return WorkerCuts(
         n_parts=count,

@@ -68,7 +68,9 @@ import numpy as np
 
 from anonlab import export_order
 from anonlab._validation import check_choice, check_int, check_seed
+from anonlab.distributed.worker_cuts import received, tree_sum
 from anonlab.errors import AnonlabError
+from anonlab.release_io.folder import file_sha256, json_default
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -209,13 +211,6 @@ def _part_sizes(part: np.ndarray, n_parts: int) -> np.ndarray:
     return np.bincount(part, minlength=n_parts).astype(np.int64)
 
 
-def _sum_arrays(*arrays: np.ndarray) -> np.ndarray:
-    out = np.array(arrays[0], dtype=np.int64, copy=True)
-    for a in arrays[1:]:
-        out += a
-    return out
-
-
 def _with_part(frame: pd.DataFrame, part: np.ndarray, part_of_run: np.ndarray | None):
     """The block with its records' part (``_part``) and the shuffle's target (``_partitions``,
     the part itself: one output partition per part)."""
@@ -280,16 +275,6 @@ def _part_key(export_key: bytes, result: _PartResult, how: dict) -> bytes:
     return export_order.release_key(export_key, fingerprint + part)
 
 
-def _sha256(path: Path) -> str:
-    import hashlib
-
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def _write_part(
     result: _PartResult,
     root: str,
@@ -334,7 +319,7 @@ def _write_part(
     pq.write_table(frame, base / records, compression="zstd")
     files = {}
     for rel in [*names, records]:
-        files[rel] = {"sha256": _sha256(base / rel), "bytes": (base / rel).stat().st_size}
+        files[rel] = {"sha256": file_sha256(base / rel), "bytes": (base / rel).stat().st_size}
     return files
 
 
@@ -355,21 +340,6 @@ class WorkerRelease:
     manifest: dict
     files: dict[str, dict]
     timings: dict[str, float] = field(default_factory=dict)
-
-
-def _received(kind: str, value, on_gather: Callable[[str, Any], None] | None):
-    if on_gather is not None:
-        on_gather(kind, value)
-    return value
-
-
-def _tree_sum(client: Client, futures: list, split_every: int = 8):
-    while len(futures) > 1:
-        futures = [
-            client.submit(_sum_arrays, *futures[i : i + split_every], pure=False)
-            for i in range(0, len(futures), split_every)
-        ]
-    return futures[0]
 
 
 def _merge_counts(answers) -> tuple[np.ndarray, np.ndarray]:
@@ -410,7 +380,7 @@ def _hilbert_runs(client, blocks, template, qi, max_rows, on_gather):
                 pure=False,
             )  # fmt: skip
         )
-        prefixes, counts = _received("hilbert key counts", _merge_counts(answers), on_gather)
+        prefixes, counts = received("hilbert key counts", _merge_counts(answers), on_gather)
         split = (counts > max_rows) & (shift > 0)
         light = ~split
         cell_low.append(prefixes[light] << np.uint64(shift))
@@ -571,9 +541,9 @@ def anonymize_on_workers(
             )  # fmt: skip
             for g in range(len(rows))
         ]
-        counts = _received(
+        counts = received(
             "value counts",
-            _tree_sum(
+            tree_sum(
                 client,
                 client.map(
                     _value_counts,
@@ -600,7 +570,7 @@ def anonymize_on_workers(
             else:
                 runs, n_runs = _hilbert_runs(client, blocks, template, qi, max_rows, on_gather)
                 method = "hilbert-runs"
-            hist = _tree_sum(
+            hist = tree_sum(
                 client,
                 client.map(
                     _run_histogram,
@@ -612,7 +582,7 @@ def anonymize_on_workers(
                     pure=False,
                 ),  # fmt: skip
             ).result()
-            hist = _received("run histograms", hist, on_gather).reshape(n_runs, n_values)
+            hist = received("run histograms", hist, on_gather).reshape(n_runs, n_values)
             part_of_run, members = merge_plan(hist, constrained, l)
             part_futures = runs
             n_parts = len(members)
@@ -645,11 +615,11 @@ def anonymize_on_workers(
             del cut_blocks
             part_futures = cuts.part_futures
             n_parts = cuts.n_parts
-            sizes = _tree_sum(
+            sizes = tree_sum(
                 client,
                 client.map(_part_sizes, part_futures, [n_parts] * len(blocks), pure=False),
             ).result()
-            sizes = _received("part sizes", sizes, on_gather)
+            sizes = received("part sizes", sizes, on_gather)
             partitioning = Partitioning(
                 part=np.zeros(0, dtype=np.int32),
                 n_parts=n_parts,
@@ -688,7 +658,7 @@ def anonymize_on_workers(
             retries=RETRIES,
         )
         del part_frames
-        summaries = _received(
+        summaries = received(
             "part summaries", client.gather(client.map(_part_summary, results)), on_gather
         )
         timings["anonymize"] = time.perf_counter() - t0
@@ -725,7 +695,7 @@ def anonymize_on_workers(
         del results
         files: dict[str, dict] = {}
         for answer in written:
-            files.update(_received("files", answer, on_gather))
+            files.update(received("files", answer, on_gather))
         manifest["scheme"] = scheme
         manifest["rows"] = n
         manifest["groups"] = int(sum(part_groups))
@@ -748,7 +718,7 @@ def anonymize_on_workers(
         publisher = Path(tmp) / "publisher"
         publisher.mkdir(exist_ok=True)
         (publisher / "manifest.json").write_text(
-            json.dumps(manifest, indent=2, sort_keys=True, default=_json_default) + "\n",
+            json.dumps(manifest, indent=2, sort_keys=True, default=json_default) + "\n",
             encoding="utf-8",
         )
         (Path(tmp) / export_order.KEY_FILE).write_text(
@@ -861,13 +831,3 @@ def read_meta(names: Sequence[str]) -> pd.DataFrame:
     for i in range(len(names)):
         cols[_code_column(i)] = np.zeros(0, dtype=np.int32)
     return pd.DataFrame(cols)
-
-
-def _json_default(obj: object) -> object:
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, np.floating):
-        return float(obj)
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    return str(obj)

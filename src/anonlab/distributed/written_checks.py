@@ -65,15 +65,12 @@ class WrittenCheck:
 
     def summary(self) -> str:
         """One line, as :meth:`CheckResult.summary`."""
-        from anonlab.models.result import _fmt
+        from anonlab.models.result import summary_line
 
-        params = ", ".join(f"{k}={v}" for k, v in self.parameters.items() if v is not None)
-        verdict = "holds" if self.holds else "violated"
-        return (
-            f"{self.model}({params}): {verdict}; achieved {_fmt(self.value)}; "
-            f"{self.n_violating_groups} of {self.n_groups} groups "
-            f"({self.violating_records} records) violate it"
-        )
+        return summary_line(
+            self.model, self.parameters, self.holds, self.value, self.n_violating_groups,
+            self.n_groups, self.violating_records,
+        )  # fmt: skip
 
 
 # ------------------------------------------------------------------------------- worker side

@@ -66,13 +66,10 @@ class CheckResult:
 
     def summary(self) -> str:
         """One line: model, parameters, verdict, achieved level, violations."""
-        params = ", ".join(f"{k}={v}" for k, v in self.parameters.items() if v is not None)
-        verdict = "holds" if self.holds else "violated"
-        return (
-            f"{self.model}({params}): {verdict}; achieved {_fmt(self.value)}; "
-            f"{self.n_violating_groups} of {len(self.per_group)} groups "
-            f"({self.violating_records} records) violate it"
-        )
+        return summary_line(
+            self.model, self.parameters, self.holds, self.value, self.n_violating_groups,
+            len(self.per_group), self.violating_records,
+        )  # fmt: skip
 
     def to_json(self, per_group: bool = True) -> dict[str, Any]:
         """Plain Python types only (for ``--json``).
@@ -100,6 +97,20 @@ class CheckResult:
         if per_group:
             out["per_group"] = _plain(self.per_group)
         return out
+
+
+def summary_line(
+    model: str, parameters: dict[str, Any], holds: bool, value: object, n_violating_groups: int,
+    n_groups: int, violating_records: int,
+) -> str:  # fmt: skip
+    """:meth:`CheckResult.summary`'s line from its parts (also for verdicts reduced from a
+    cluster's parts, :mod:`anonlab.distributed.written_checks`)."""
+    params = ", ".join(f"{k}={v}" for k, v in parameters.items() if v is not None)
+    verdict = "holds" if holds else "violated"
+    return (
+        f"{model}({params}): {verdict}; achieved {_fmt(value)}; "
+        f"{n_violating_groups} of {n_groups} groups ({violating_records} records) violate it"
+    )
 
 
 def _fmt(v: object) -> str:

@@ -58,7 +58,8 @@ def _hierarchy_files(table: Table) -> dict[str, str]:
     return out
 
 
-def _sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file's bytes (hex), read 1 MiB at a time."""
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -73,14 +74,14 @@ def _file_table(root: Path) -> dict[str, dict]:
         for p in sorted((root / top).rglob("*")):
             if p.is_file():
                 rel = p.relative_to(root).as_posix()
-                files[rel] = {"sha256": _sha256(p), "bytes": p.stat().st_size}
+                files[rel] = {"sha256": file_sha256(p), "bytes": p.stat().st_size}
     return files
 
 
 def _canonical(manifest: dict) -> bytes:
     """The manifest as the seal covers it: every field but the seal, keys sorted."""
     body = {k: v for k, v in manifest.items() if k != "seal"}
-    return json.dumps(body, sort_keys=True, separators=(",", ":"), default=_json_default).encode()
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), default=json_default).encode()
 
 
 def save_release(
@@ -135,7 +136,7 @@ def save_release(
             files=_file_table(tmp),
         )
         manifest["seal"] = export_order.mac(key, _canonical(manifest))
-        text = json.dumps(manifest, indent=2, default=_json_default)
+        text = json.dumps(manifest, indent=2, default=json_default)
         (tmp / "manifest.json").write_text(text, encoding="utf-8")
         os.chmod(tmp / "manifest.json", 0o600)
     return Path(out)
@@ -196,7 +197,7 @@ def _check_files(path: Path, manifest: dict) -> bytes:
     for rel, info in files.items():
         p = _release_file(path, rel, "file")
         size = p.stat().st_size
-        if size != info["bytes"] or _sha256(p) != info["sha256"]:
+        if size != info["bytes"] or file_sha256(p) != info["sha256"]:
             raise AnonlabError(
                 f"release file {str(p)!r} was changed after the release was written: it does "
                 f"not match its {'size' if size != info['bytes'] else 'SHA-256'} in "
@@ -440,7 +441,7 @@ def _records_chunk(release: Release, schema, domains: dict | None, rows: slice):
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
-def _json_default(obj: object) -> object:
+def json_default(obj: object) -> object:
     """NumPy scalars and arrays as JSON (``json.dumps(..., default=...)``)."""
     if isinstance(obj, np.integer):
         return int(obj)
