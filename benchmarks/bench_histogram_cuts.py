@@ -154,6 +154,12 @@ def main() -> None:
     nz_block = np.count_nonzero(block_hist) / block_hist.size
     print(row("non-zero cells, reduced level", f"{nz_level:.1%}"))
     print(row(f"non-zero cells, one block of {BLOCK:,}", f"{nz_block:.1%}"))
+    from anonlab.distributed.worker_cuts import SparseHistogram
+
+    sent_block = SparseHistogram.of(block_hist).nbytes
+    sent_level = SparseHistogram.of(hist).nbytes
+    print(row(f"as sent (`SparseHistogram`), one block of {BLOCK:,}", f"{sent_block / 1e6:.2f} MB"))
+    print(row("as sent (`SparseHistogram`), reduced level", f"{sent_level / 1e6:.2f} MB"))
     print(
         row(
             "plan's two rounds (Σ domains + values, then d × (1 + values)), int64",

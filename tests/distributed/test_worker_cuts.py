@@ -226,23 +226,31 @@ def test_driver_never_materialises_the_records(dask_client, census_parquet, monk
     levels = [value for kind, value in received if kind == "histogram"]
     assert len(levels) >= 3
     per_level = []
-    for hist in levels:
-        assert isinstance(hist, np.ndarray) and hist.ndim == 2 and hist.dtype == np.int64
+    for sparse in levels:  # a level's non-zero cells: what travelled
+        assert isinstance(sparse, worker_cuts.SparseHistogram)
+        hist = sparse.dense()
+        assert hist.ndim == 2 and hist.dtype == np.int64
         n_open = hist.shape[0]
-        # every open partition has more than max_partition_rows records
+        # every open partition has more than max_partition_rows records, each counted once
+        # per quasi-identifier
         assert 1 <= n_open and n_open * 2000 < N_CENSUS
         assert hist.shape[1] == sum_domains * n_values
-        assert hist.nbytes <= n_open * sum_domains * n_values * 8
-        per_level.append(hist.nbytes)
+        assert hist.sum() == len(qi_names) * hist[:, : sizes[qi_names[0]] * n_values].sum()
+        if sparse.index is not None:  # under half the cells non-zero: only those travelled
+            assert len(sparse.index) == np.count_nonzero(hist) and (sparse.count > 0).all()
+            assert 2 * len(sparse.index) < hist.size
+        assert sparse.nbytes <= hist.nbytes
+        per_level.append(sparse.nbytes)
     for kind, value in received:
         if kind == "domains":  # a row group's distinct values, column by column
             assert len(value) == len(qi_names) + 1
             for name, distinct in zip([*qi_names, sensitive_name], value, strict=True):
                 assert len(distinct) <= sizes[name]
     # nothing with one entry per record (or per row group's record) reached the driver
-    for _, value in received:
-        arrays = value if isinstance(value, list) else [value]
-        for array in arrays:
+    for kind, value in received:
+        if kind == "histogram":
+            continue  # checked above: cells of a level's histogram, not records
+        for array in value:
             assert len(array) < ROW_GROUP
     print("bytes received per level:", per_level)
 
@@ -281,3 +289,19 @@ def test_encode():
         encode(np.array([1, 4]), np.array([1, 2, 3]), "x")
     with pytest.raises(AnonlabError, match=r"column 'y'.*value None "):
         encode(np.array(["a", None], dtype=object), np.array(["a", "b"], dtype=object), "y")
+
+
+def test_sparse_histograms_add_up_exactly():
+    from anonlab.distributed.worker_cuts import SparseHistogram, sum_sparse
+
+    rng = np.random.default_rng(3)
+    for density in (0.01, 0.3, 0.9):
+        denses = [rng.integers(1, 5, (6, 40)) * (rng.random((6, 40)) < density) for _ in range(5)]
+        parts = [SparseHistogram.of(d) for d in denses]
+        assert all((p.index is None) == (2 * np.count_nonzero(d) >= d.size)
+                   for p, d in zip(parts, denses, strict=True))  # fmt: skip
+        total = sum_sparse(*parts)
+        np.testing.assert_array_equal(total.dense(), sum(denses))
+        np.testing.assert_array_equal(sum_sparse(total, parts[0]).dense(), sum(denses) + denses[0])
+    empty = SparseHistogram.of(np.zeros((2, 3), dtype=np.int64))
+    assert sum_sparse(empty, empty).dense().sum() == 0

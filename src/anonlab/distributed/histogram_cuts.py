@@ -45,9 +45,11 @@ Choices:
   58 MB as int64 per worker message at 1,024 open partitions (the plan's two rounds: 1,024 ×
   (155 + 46) then 1,024 × 7 × 47 integers, ≈ 4.3 MB in all). One round halves the scheduling
   latencies (the plan's ≈1-2 s per level is mostly those) but multiplies the bytes moved by
-  ≈13; where the reduce bandwidth is the limit, the two-round form or a sparse encoding of the
-  joint histogram is the better trade (1.6 % of its cells are non-zero at 1,024 partitions of
-  ~3,000 records in benchmarks/bench_histogram_cuts.py; more with larger partitions). The
+  ≈13 when sent dense. So :mod:`anonlab.distributed.worker_cuts` sends the joint histogram as
+  its non-zero cells (:class:`~anonlab.distributed.worker_cuts.SparseHistogram`): 1.6 % of
+  them are non-zero at 1,024 partitions of ~3,000 records, 1.82 MB per block instead of 58 MB,
+  less than the two rounds' 4.3 MB (benchmarks/bench_histogram_cuts.py; more cells are
+  non-zero with larger partitions, at the top levels, where the histograms are small). The
   decision function is the same either way; only what is shipped differs.
 * **Only partitions larger than ``max_partition_rows`` are opened.** A cut gives the sizes of
   both halves, so a half that is small enough is a leaf without another round; the root's size
