@@ -142,8 +142,8 @@ def anonymize(
     on_workers: bool = typer.Option(
         False,
         "--on-workers",
-        help="With --cluster/--workers and --data FILE.parquet: the workers read the records, "
-        "anonymize them and write the release part by part; this machine never holds them "
+        help="With --cluster/--workers and --data FILE (Parquet or CSV): the workers read the "
+        "records, anonymize them and write the release part by part; this machine never holds them "
         "(anatomy, hilb, hilb+, hilb++, mondrian, mondrian+, mondrian++; docs/distributed.md).",
     ),
     memory_check: bool = typer.Option(

@@ -1,10 +1,12 @@
-"""``anonlab anonymize --on-workers``: a Parquet file in, a release written by the cluster's
-workers out, the records never on this machine (:mod:`anonlab.distributed.worker_release`).
+"""``anonlab anonymize --on-workers``: a Parquet or CSV file in, a release written by the
+cluster's workers out, the records never on this machine
+(:mod:`anonlab.distributed.worker_release`).
 
 The command's own checks and loading options are reused: the template (roles, types,
 hierarchies, domains) is read, with the same options as a table would be, from a frame of the
-file's *distinct values* counted on the workers (:func:`~anonlab.distributed.worker_release.
-domain_frame`), written to a temporary Parquet file beside nothing else. The written release is
+file's *distinct values* counted on the workers (:func:`~anonlab.distributed.worker_input.
+domain_frame`), written to a temporary file of the same kind (Parquet, or CSV with the same
+separator, so that the same reader decides the types). The written release is
 then checked from its own files by map-reduce
 (:func:`~anonlab.distributed.written_checks.check_written_release`) and the verdicts printed.
 """
@@ -54,10 +56,10 @@ def check_on_workers_options(
         raise AnonlabError(
             "--on-workers runs on a Dask cluster: give --cluster ADDRESS or --workers N"
         )
-    if data.data is None or data.data.suffix.lower() not in (".parquet", ".pq"):
+    if data.data is None:
         raise AnonlabError(
-            "--on-workers reads the row groups of a Parquet file on the workers: give --data "
-            "FILE.parquet (convert a CSV with pandas or pyarrow first)"
+            "--on-workers reads a file's row groups (Parquet) or blocks (CSV) on the workers: "
+            "give --data FILE (a bundled --dataset is read on this machine)"
         )
     if data.drop_missing:
         raise AnonlabError("--on-workers drops no records: --drop-missing is not available")
@@ -74,15 +76,19 @@ def check_on_workers_options(
 
 
 def template(client: object, data: DataOptions, as_json: bool):
-    """The table's :class:`~anonlab.distributed.worker_release.FileTemplate` (no records),
+    """The table's :class:`~anonlab.distributed.worker_input.FileTemplate` (no records),
     read with the command's options from the file's distinct values; prints the column
     decisions as any command does."""
-    from anonlab.distributed.worker_release import FileTemplate, domain_frame
+    from anonlab.distributed.worker_input import FileTemplate, InputFile, domain_frame
 
-    frame = domain_frame(client, str(data.data))
+    source = InputFile.of(data.data)
+    frame = domain_frame(client, source)
     with tempfile.TemporaryDirectory(prefix="anonlab-domains-") as folder:
-        path = Path(folder) / data.data.name  # the same name, for the messages
-        frame.to_parquet(path, index=False)
+        path = Path(folder) / data.data.name  # the same name and kind, for the messages
+        if source.kind == "parquet":
+            frame.to_parquet(path, index=False)
+        else:  # the distinct cells as the CSV reader will read them, same separator
+            frame.to_csv(path, index=False, sep=source.sep)
         table = dataclasses.replace(data, data=path).load(as_json=as_json, publishes=True)
     return FileTemplate.from_domain_table(frame, table)
 

@@ -364,6 +364,7 @@ def mondrian_cuts_on_workers(
     on_gather: Callable[[str, Any], None] | None = None,
     split_every: int = SPLIT_EVERY,
     blocks: Sequence[Future] | None = None,
+    block_rows: Sequence[int] | None = None,
 ) -> WorkerCuts:
     """Mondrian's (``look_ahead=False``) or Mondrian+'s (``True``) driver cuts of the records of
     the Parquet file ``path``, the records read and kept by the workers.
@@ -394,6 +395,9 @@ def mondrian_cuts_on_workers(
         The row groups already read on the workers, one future per row group of ``path`` in
         order, each holding ``(qi, sensitive)`` as :func:`read_block` returns them (coded with
         ``domains``, which must then be given); by default the row groups are read here.
+    block_rows : sequence of int, optional
+        With ``blocks``: each block's number of records (blocks that are not ``path``'s row
+        groups, e.g. a CSV's); by default the Parquet footer's row counts.
 
     Returns
     -------
@@ -426,7 +430,7 @@ def mondrian_cuts_on_workers(
             constrained[hit] = True
     qi_domains = [len(domains[q]) for q in qi_names]
     width = np.array(qi_domains, dtype=np.int64) - 1
-    rows = row_group_rows(path)
+    rows = row_group_rows(path) if block_rows is None else [int(r) for r in block_rows]
     n_groups = len(rows)
     # sent once to each worker, under a key of its own: scattered by content (the default),
     # a second call with the same domains reuses the first call's key, whose release when the
@@ -440,7 +444,7 @@ def mondrian_cuts_on_workers(
             for g in range(n_groups)
         ]
     elif len(blocks) != n_groups:
-        raise AnonlabError(f"{len(blocks)} blocks given for the {n_groups} row groups of {path}")
+        raise AnonlabError(f"{len(blocks)} blocks given for {n_groups} blocks of {path}")
     blocks = list(blocks)
     parts = client.map(_block_zeros, blocks, pure=False)
 

@@ -1,15 +1,16 @@
-"""A whole release made on a Dask cluster from Parquet, the records never on the driver (issue 21).
+"""A whole release made on a Dask cluster from a file, the records never on the driver (issue 21).
 
 Items 1-5 of the plan in docs/distributed.md ("Plan: 10⁹ records on 100 nodes"), end to end:
 
-1. **Read** (workers). Each Parquet row group is read on a worker and coded with the template
-   table's domains (:func:`read_coded_frame`): a DataFrame of int32 codes, one column per
+1. **Read** (workers). Each block of the input (a Parquet row group, or a CSV block cut by
+   Dask's byte reader) is read on a worker and coded with the template table's domains
+   (:mod:`anonlab.distributed.worker_input`): a DataFrame of int32 codes, one column per
    attribute, and the record's position in the file (``_row``).
 2. **Parts** (driver decides, workers apply). Mondrian, Mondrian+ and Mondrian++: the driver's
    cuts grown level by level from histograms reduced on the workers
    (:func:`anonlab.distributed.worker_cuts.mondrian_cuts_on_workers`), so each part is a node of
-   the single-machine recursion tree. Anatomy: each record draws a random run (seeded per row
-   group, QI-blind as algorithm-safe publishing asks, Jin et al. §2.8); the runs' sensitive
+   the single-machine recursion tree. Anatomy: each record draws a random run (seeded per
+   block, QI-blind as algorithm-safe publishing asks, Jin et al. §2.8); the runs' sensitive
    histograms are reduced and runs that are not ℓ-eligible merge with their neighbours
    (:func:`anonlab.distributed.partitioning.merge_plan`). Hilb, Hilb+ and Hilb++: runs of the
    Hilbert order, cut at cells of exact key-prefix counts reduced from the workers
@@ -51,8 +52,9 @@ Unlinkable export (the choices where no paper speaks; one machine's export is
 What the driver receives (``on_gather`` sees every object): the sensitive value counts, per
 level of cuts one reduced histogram, the parts' sizes (P integers), Hilb's key-prefix counts,
 the run histograms (runs x values), each part's number of groups and manifest, and each written
-file's checksum. Nothing with one entry per record. (:func:`template_from_parquet` receives
-each row group's distinct values.)
+file's checksum. Nothing with one entry per record. (Making the template,
+:func:`~anonlab.distributed.worker_input.template_from_file`, receives each block's distinct
+values.)
 """
 
 from __future__ import annotations
@@ -69,6 +71,7 @@ import numpy as np
 from anonlab import export_order
 from anonlab._validation import check_choice, check_int, check_seed
 from anonlab.distributed.worker_cuts import received, tree_sum
+from anonlab.distributed.worker_input import ROW, FileTemplate, InputFile, code_column
 from anonlab.errors import AnonlabError
 from anonlab.release_io.folder import file_sha256, json_default
 
@@ -89,63 +92,17 @@ HILBERT_BUCKET_BITS = 16
 DEFAULT_MAX_PARTITION_ROWS = 250_000
 #: Task retries on an exception.
 RETRIES = 2
-#: Name of the column holding a record's position in the input file.
-ROW = "_row"
 #: Name of the column holding a record's part.
 PART = "_part"
 
 
 # ------------------------------------------------------------------------------- worker side
-def _code_column(i: int) -> str:
-    return f"c{i}"
-
-
-def read_coded_frame(
-    path: str,
-    row_group: int,
-    row0: int,
-    names: Sequence[str],
-    domains: dict[str, np.ndarray],
-    recode: dict[str, np.ndarray] | None = None,
-) -> pd.DataFrame:
-    """Runs on a worker: one Parquet row group as int32 codes (column ``c<i>`` for ``names[i]``)
-    and ``_row``, each record's position in the file (``row0`` is the row group's first).
-
-    A value's code is its position in ``domains[name]``, or with ``recode``,
-    ``recode[name][position]`` (the file's raw values mapped to the table's codes, where reading
-    converted them, e.g. text digits read as integers: :class:`FileTemplate`)."""
-    import pandas as pd
-    import pyarrow.parquet as pq
-
-    from anonlab.distributed.worker_cuts import encode_arrow
-
-    table = pq.ParquetFile(path).read_row_group(row_group, columns=list(names))
-    where = f"{path}, row group {row_group}"
-    m = table.num_rows
-    cols: dict[str, np.ndarray] = {ROW: np.arange(row0, row0 + m, dtype=np.int64)}
-    for i, name in enumerate(names):
-        code = encode_arrow(table.column(name), domains[name], name, where)
-        if recode is not None:
-            code = recode[name][code]
-        cols[_code_column(i)] = code.astype(np.int32)
-    return pd.DataFrame(cols, copy=False)
-
-
-def _read_task(path, row_group, row0, names, coding) -> pd.DataFrame:
-    """The task that reads a block, through the worker's own import of this module (a test's
-    driver may replace its ``read_coded_frame`` with one that raises); ``coding`` is
-    ``(domains, recode)``."""
-    import anonlab.distributed.worker_release as module
-
-    return module.read_coded_frame(path, row_group, row0, names, *coding)
-
-
 def _cut_view(frame: pd.DataFrame, qi: Sequence[int], sensitive: int):
     """(qi codes column-major int32, sensitive codes int64), as ``read_block`` gives them."""
     q = np.empty((len(frame), len(qi)), dtype=np.int32, order="F")
     for a, i in enumerate(qi):
-        q[:, a] = frame[_code_column(i)].to_numpy()
-    return q, frame[_code_column(sensitive)].to_numpy().astype(np.int64)
+        q[:, a] = frame[code_column(i)].to_numpy()
+    return q, frame[code_column(sensitive)].to_numpy().astype(np.int64)
 
 
 def _random_runs(frame: pd.DataFrame, seed: int, block: int, n_runs: int) -> np.ndarray:
@@ -162,7 +119,7 @@ def _hilbert_keys(frame: pd.DataFrame, qi: Sequence[int], bits: int) -> np.ndarr
 
     coords = np.empty((len(frame), len(qi)), dtype=np.int32)
     for a, i in enumerate(qi):
-        coords[:, a] = frame[_code_column(i)].to_numpy()
+        coords[:, a] = frame[code_column(i)].to_numpy()
     return hilbert_index(coords, bits)
 
 
@@ -198,13 +155,13 @@ def runs_of_buckets(counts: np.ndarray, max_rows: int) -> np.ndarray:
 
 
 def _run_histogram(frame: pd.DataFrame, run: np.ndarray, sensitive: int, n_values: int, n_runs):
-    codes = frame[_code_column(sensitive)].to_numpy().astype(np.int64)
+    codes = frame[code_column(sensitive)].to_numpy().astype(np.int64)
     key = run.astype(np.int64) * n_values + codes
     return np.bincount(key, minlength=n_runs * n_values)
 
 
 def _value_counts(frame: pd.DataFrame, sensitive: int, n_values: int) -> np.ndarray:
-    return np.bincount(frame[_code_column(sensitive)].to_numpy(), minlength=n_values)
+    return np.bincount(frame[code_column(sensitive)].to_numpy(), minlength=n_values)
 
 
 def _part_sizes(part: np.ndarray, n_parts: int) -> np.ndarray:
@@ -253,7 +210,7 @@ def _anonymize_part(
         )
     frame = frame.sort_values(ROW, kind="stable")
     names = template.schema.names
-    codes = {name: frame[_code_column(i)].to_numpy() for i, name in enumerate(names)}
+    codes = {name: frame[code_column(i)].to_numpy() for i, name in enumerate(names)}
     row = frame[ROW].to_numpy().astype(np.int64)
     table = Table(template.schema, codes, template.values, row, template.dropped, template.types)
     release = anonymize(table, algorithm, seed=seed, **params)
@@ -424,24 +381,28 @@ def anonymize_on_workers(
     export_key: bytes | None = None,
     force: bool = False,
     on_gather: Callable[[str, Any], None] | None = None,
+    sep: str | None = None,
+    blocksize: int | None = None,
     **params: Any,
 ) -> WorkerRelease:
-    """Anonymize the records of the Parquet file ``path`` on the cluster's workers and write the
-    release to ``out``, part by part, from the workers (see the module docstring).
+    """Anonymize the records of the Parquet or CSV file ``path`` on the cluster's workers and
+    write the release to ``out``, part by part, from the workers (see the module docstring).
 
     Parameters
     ----------
     client : distributed.Client
     path : str
-        A Parquet file every worker can read; each row group is a block.
+        A file every worker can read (:class:`~anonlab.distributed.worker_input.InputFile`):
+        Parquet, each row group a block, or CSV, cut in blocks of ``blocksize`` bytes.
     template : Table or FileTemplate
         The table's schema and domains, with any number of records (``table.take([])`` has none):
         roles, hierarchies, types and each column's values in code order; or a
-        :class:`FileTemplate` (:func:`template_from_parquet`), which also says how the file's
-        raw values map to them. Every attribute of its schema is read from ``path``; a value not
-        in its domain, or a missing value, is an error naming the column, the value and the row
-        group.
-    algorithm : {"anatomy", "mondrian", "mondrian+", "mondrian++"}
+        :class:`~anonlab.distributed.worker_input.FileTemplate`
+        (:func:`~anonlab.distributed.worker_input.template_from_file`), which also says how the
+        file's raw values map to them. Every attribute of its schema is read from ``path``; a
+        value not in its domain, or a missing value, is an error naming the column, the value
+        and the block.
+    algorithm : {"anatomy", "hilb", "hilb+", "hilb++", "mondrian", "mondrian+", "mondrian++"}
     out : path
         The release folder, written atomically; on a file system the workers share.
     seed : int
@@ -457,6 +418,8 @@ def anonymize_on_workers(
         Replace an existing release folder at ``out``.
     on_gather : callable, optional
         ``on_gather(kind, value)`` for every object the driver receives.
+    sep, blocksize : CSV only
+        The separator (detected from the header line by default) and bytes per block.
     **params
         The algorithm's parameters (``k``, ``l``, ``sensitive_values``, ...).
     """
@@ -471,7 +434,8 @@ def anonymize_on_workers(
     from anonlab.distributed.anonymize import _combine_manifests, partition_seeds
     from anonlab.distributed.cluster import worker_count
     from anonlab.distributed.partitioning import Partitioning, merge_plan
-    from anonlab.distributed.worker_cuts import mondrian_cuts_on_workers, row_group_rows
+    from anonlab.distributed.worker_cuts import mondrian_cuts_on_workers
+    from anonlab.distributed.worker_input import coded_blocks
     from anonlab.release import require_no_value_sets
     from anonlab.release_io.export import PUBLISHED_FORMATS
 
@@ -516,31 +480,19 @@ def anonymize_on_workers(
     domains = {name: np.asarray(template.values[name]) for name in names}
     if recode is None:
         raw = domains
-    import pyarrow.parquet as pq
-
-    try:
-        schema_names = pq.ParquetFile(path).schema_arrow.names
-    except (OSError, ValueError) as exc:
-        raise AnonlabError(f"cannot read {str(path)!r} as Parquet: {exc}") from None
-    missing = [n for n in names if n not in schema_names]
+    source = InputFile.of(path, sep, blocksize)
+    columns = source.columns()
+    missing = [n for n in names if n not in columns]
     if missing:
-        raise AnonlabError(f"{str(path)!r} has no column {missing[0]!r}; it has {schema_names}")
-    rows = row_group_rows(path)
-    n = sum(rows)
-    starts = np.concatenate([[0], np.cumsum(rows)[:-1]]).astype(np.int64).tolist()
-    if n < max(k, l, 1):
-        raise AnonlabError(f"{str(path)!r} has {n} records, fewer than k = {k} / ℓ = {l}")
+        raise AnonlabError(f"{str(path)!r} has no column {missing[0]!r}; it has {columns}")
 
     with atomic_directory(out, force=force) as tmp:
         # 1. read the blocks on the workers
         t0 = time.perf_counter()
-        [coding] = client.scatter([(raw, recode)], broadcast=True, hash=False)
-        blocks = [
-            client.submit(
-                _read_task, path, g, starts[g], names, coding, pure=False, retries=RETRIES
-            )  # fmt: skip
-            for g in range(len(rows))
-        ]
+        blocks, rows = coded_blocks(client, source, names, raw, recode)
+        n = sum(rows)
+        if n < max(k, l, 1):
+            raise AnonlabError(f"{str(path)!r} has {n} records, fewer than k = {k} / ℓ = {l}")
         counts = received(
             "value counts",
             tree_sum(
@@ -611,6 +563,7 @@ def anonymize_on_workers(
                 domains=domains,
                 on_gather=on_gather,
                 blocks=cut_blocks,
+                block_rows=rows,
             )
             del cut_blocks
             part_futures = cuts.part_futures
@@ -711,7 +664,7 @@ def anonymize_on_workers(
             "partition_seeds": seeds,
             "seed_derivation": "numpy SeedSequence(seed).spawn(partitions)[p]"
             ".generate_state(1, uint32)[0]",
-            "input": {"path": str(path), "row_groups": len(rows), "rows": n},
+            "input": {"path": str(path), "format": source.kind, "blocks": len(rows), "rows": n},
         }
         manifest["published_format"] = published_format
         manifest["files"] = files
@@ -741,93 +694,11 @@ def anonymize_on_workers(
     )
 
 
-def domain_frame(
-    client: Client,
-    path: str,
-    columns: Sequence[str] | None = None,
-    *,
-    on_gather: Callable[[str, Any], None] | None = None,
-) -> pd.DataFrame:
-    """A frame of the Parquet file's distinct values, not of its records: column ``c`` lists
-    ``c``'s distinct non-missing values (sorted), padded with its first value to the longest
-    column's length. Counted on the workers (:func:`~anonlab.distributed.worker_cuts.
-    parquet_domains`); only distinct values reach the driver. ``columns``: all by default.
-
-    Reading it with the options the records would be read with (roles, types, hierarchies)
-    gives the template :func:`anonymize_on_workers` needs (:func:`template_from_parquet`).
-    Types are then decided from the distinct values: where the single-machine reader weighs
-    records (a column that is mostly numbers but holds some text is an error naming a row), this
-    frame weighs values; declare such a column's type to be sure."""
-    import pandas as pd
-    import pyarrow.parquet as pq
-
-    from anonlab.distributed.worker_cuts import parquet_domains
-
-    columns = list(pq.ParquetFile(path).schema_arrow.names if columns is None else columns)
-    domains = parquet_domains(client, path, columns, on_gather=on_gather)
-    empty = [name for name in columns if len(domains[name]) == 0]
-    if empty:
-        raise AnonlabError(f"column {empty[0]!r} of {str(path)!r} has no value (all missing)")
-    longest = max((len(d) for d in domains.values()), default=0)
-    cols = {}
-    for name in columns:
-        d = domains[name]
-        cols[name] = np.concatenate([d, np.repeat(d[:1], longest - len(d))])
-    return pd.DataFrame(cols)
-
-
-@dataclass
-class FileTemplate:
-    """A file's template: the table it reads as (``table``, no records) and how the file's raw
-    values become its codes: ``raw[name]`` the file's distinct values (sorted), ``code[name]``
-    the table's code of each (reading may convert values, e.g. text digits to integers)."""
-
-    table: Table
-    raw: dict[str, np.ndarray]
-    code: dict[str, np.ndarray]
-
-    @classmethod
-    def from_domain_table(cls, frame: pd.DataFrame, table: Table) -> FileTemplate:
-        """From a :func:`domain_frame` and the table read from it (same rows, same order)."""
-        raw, code = {}, {}
-        for name in table.schema.names:
-            values = frame[name].to_numpy()
-            distinct = len(pd_unique(values))
-            raw[name] = values[:distinct]
-            code[name] = table.codes[name][:distinct].astype(np.int64)
-        return cls(table.take(np.zeros(0, dtype=np.int64)), raw, code)
-
-
-def pd_unique(values: np.ndarray) -> np.ndarray:
-    """Distinct values in order of appearance (a domain frame's column: its distinct values,
-    then padding that repeats the first)."""
-    import pandas as pd
-
-    return pd.unique(pd.Series(values, copy=False))
-
-
-def template_from_parquet(
-    client: Client,
-    path: str,
-    *,
-    on_gather: Callable[[str, Any], None] | None = None,
-    **from_frame: Any,
-) -> FileTemplate:
-    """The template (schema and domains, no records) of the Parquet file ``path``:
-    :meth:`Table.from_frame <anonlab.table.Table.from_frame>` with ``from_frame``'s keywords
-    (``quasi_identifiers=``, ``sensitive=``, ``hierarchies=``, ``types=``, ...) on its
-    :func:`domain_frame`, without records."""
-    from anonlab.table import Table
-
-    frame = domain_frame(client, path, on_gather=on_gather)
-    return FileTemplate.from_domain_table(frame, Table.from_frame(frame, **from_frame))
-
-
 def read_meta(names: Sequence[str]) -> pd.DataFrame:
     """The empty frame :func:`read_coded_frame` returns for ``names`` (the shuffle's meta)."""
     import pandas as pd
 
     cols: dict[str, np.ndarray] = {ROW: np.zeros(0, dtype=np.int64)}
     for i in range(len(names)):
-        cols[_code_column(i)] = np.zeros(0, dtype=np.int32)
+        cols[code_column(i)] = np.zeros(0, dtype=np.int32)
     return pd.DataFrame(cols)

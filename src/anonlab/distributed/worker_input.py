@@ -1,0 +1,355 @@
+"""The input of the workers' path, read where it lies: Parquet row groups or CSV blocks (issue 21).
+
+A file every worker can read is cut into **blocks**, each read and coded on a worker into a
+DataFrame of int32 codes (column ``c<i>`` for the template's ``i``-th attribute) and ``_row``, the
+record's position in the file; the blocks stay on the workers as futures
+(:func:`coded_blocks`). The driver reads only metadata:
+
+* **Parquet** (``.parquet``, ``.pq``): a block is a row group; the row counts come from the
+  footer.
+* **CSV** (any other suffix): blocks of about ``blocksize`` bytes cut at line ends by Dask's own
+  byte reader (``dask.bytes.read_bytes``, the reader under ``dask.dataframe.read_csv``); the
+  driver reads the header line. Each block is parsed on a worker with the options of anonlab's
+  own CSV reader (:func:`anonlab.table.reading.csv_options`: every cell as text, the same
+  missing-value markers), and the blocks' record counts (one integer per block) are gathered to
+  number the records. As in ``dask.dataframe.read_csv``, a quoted field holding a line break
+  must not straddle two blocks: a block that ends inside a quoted field (an odd number of quote
+  characters) is an error naming it, never a silently broken record.
+
+**Templates.** The codes are the template table's (roles, types, hierarchies, domains). For a
+file read with options (the CLI's ``--qi``, ``--types``, ``--schema``, ...), the template comes
+from the file's *distinct values*, counted on the workers (:func:`domain_frame`), read with those
+options as a table would be, and a :class:`FileTemplate` maps each raw value of the file to the
+table's code (reading may convert values, e.g. text digits to integers).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from anonlab.errors import AnonlabError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from anonlab.table import Table
+    from distributed import Client, Future
+
+#: Name of the column holding a record's position in the input file.
+ROW = "_row"
+#: Suffixes read as Parquet; any other file is read as CSV.
+PARQUET_SUFFIXES = (".parquet", ".pq")
+#: Bytes per CSV block by default.
+CSV_BLOCKSIZE = 64 * 2**20
+
+
+def code_column(i: int) -> str:
+    """The name of attribute ``i``'s code column in a block."""
+    return f"c{i}"
+
+
+@dataclass(frozen=True)
+class InputFile:
+    """A file the workers read: its path, ``kind`` (``"parquet"`` or ``"csv"``), and for CSV
+    the separator and the block size in bytes."""
+
+    path: str
+    kind: str
+    sep: str = ","
+    blocksize: int = CSV_BLOCKSIZE
+
+    @classmethod
+    def of(cls, path: str | os.PathLike, sep: str | None = None, blocksize: int | None = None):
+        """The input at ``path``; a CSV's separator is detected from its header line unless
+        given (:func:`anonlab.release_io.detect_separator`)."""
+        p = Path(path)
+        if not p.is_file():
+            raise AnonlabError(f"input file {str(path)!r} does not exist")
+        if p.suffix.lower() in PARQUET_SUFFIXES:
+            return cls(str(p), "parquet")
+        if sep is None:
+            from anonlab.release_io import detect_separator
+
+            sep = detect_separator(p)
+        if blocksize is not None and (isinstance(blocksize, bool) or blocksize < 1024):
+            raise AnonlabError(f"blocksize must be at least 1024 bytes, got {blocksize!r}")
+        return cls(str(p), "csv", sep, CSV_BLOCKSIZE if blocksize is None else int(blocksize))
+
+    def columns(self) -> list[str]:
+        """The file's column names (the Parquet schema, or the CSV header line)."""
+        if self.kind == "parquet":
+            import pyarrow.parquet as pq
+
+            try:
+                return list(pq.ParquetFile(self.path).schema_arrow.names)
+            except (OSError, ValueError) as exc:
+                raise AnonlabError(f"cannot read {self.path!r} as Parquet: {exc}") from None
+        from anonlab.table.reading import read_csv_header
+
+        return read_csv_header(self.path, self.sep)
+
+
+# ------------------------------------------------------------------------------- worker side
+def read_coded_frame(
+    path: str,
+    row_group: int,
+    row0: int,
+    names: Sequence[str],
+    domains: dict[str, np.ndarray],
+    recode: dict[str, np.ndarray] | None = None,
+) -> pd.DataFrame:
+    """Runs on a worker: one Parquet row group as int32 codes (column ``c<i>`` for ``names[i]``)
+    and ``_row``, each record's position in the file (``row0`` is the row group's first).
+
+    A value's code is its position in ``domains[name]``, or with ``recode``,
+    ``recode[name][position]`` (the file's raw values mapped to the table's codes:
+    :class:`FileTemplate`)."""
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    from anonlab.distributed.worker_cuts import encode_arrow
+
+    table = pq.ParquetFile(path).read_row_group(row_group, columns=list(names))
+    where = f"{path}, row group {row_group}"
+    cols: dict[str, np.ndarray] = {ROW: np.arange(row0, row0 + table.num_rows, dtype=np.int64)}
+    for i, name in enumerate(names):
+        code = encode_arrow(table.column(name), domains[name], name, where)
+        if recode is not None:
+            code = recode[name][code]
+        cols[code_column(i)] = code.astype(np.int32)
+    return pd.DataFrame(cols, copy=False)
+
+
+def parse_csv_block(data: bytes, block: int, header: list[str], sep: str) -> pd.DataFrame:
+    """Runs on a worker: one CSV block (whole lines; the first block starts with the header)
+    as text cells, parsed with anonlab's CSV options (missing-value markers as NaN)."""
+    import io
+
+    import pandas as pd
+
+    from anonlab.table.reading import csv_options
+
+    if data.count(b'"') % 2:
+        raise AnonlabError(
+            f"CSV block {block} ends inside a quoted field (a line break inside quotes crosses "
+            "the block's end); convert the file to Parquet, or use larger blocks"
+        )
+    options = csv_options(sep, header)
+    options["dtype"] = object
+    if block > 0:
+        options["header"] = None
+    try:
+        return pd.read_csv(io.BytesIO(data), **options)
+    except (ValueError, pd.errors.ParserError) as exc:
+        raise AnonlabError(f"CSV block {block}: {str(exc).strip()}") from None
+
+
+def code_text_frame(
+    frame: pd.DataFrame,
+    block: int,
+    row0: int,
+    names: Sequence[str],
+    domains: dict[str, np.ndarray],
+    recode: dict[str, np.ndarray] | None = None,
+) -> pd.DataFrame:
+    """Runs on a worker: a parsed CSV block coded as :func:`read_coded_frame` codes a row
+    group (each distinct cell looked up once)."""
+    import pandas as pd
+
+    from anonlab.distributed.worker_cuts import encode
+
+    where = f"CSV block {block}"
+    cols: dict[str, np.ndarray] = {ROW: np.arange(row0, row0 + len(frame), dtype=np.int64)}
+    for i, name in enumerate(names):
+        local, distinct = pd.factorize(frame[name], use_na_sentinel=True)
+        if (local < 0).any():
+            raise AnonlabError(
+                f"column {name!r} ({where}): {int((local < 0).sum()):,} missing values; fill "
+                "them (or mark them as a value of their own) first"
+            )
+        code = encode(np.asarray(distinct, dtype=object), domains[name], name, where)[local]
+        if recode is not None:
+            code = recode[name][code]
+        cols[code_column(i)] = code.astype(np.int32)
+    return pd.DataFrame(cols, copy=False)
+
+
+def _read_task(path, row_group, row0, names, coding) -> pd.DataFrame:
+    """The task that reads a row group, through the worker's own import of this module (a
+    test's driver may replace its ``read_coded_frame`` with one that raises); ``coding`` is
+    ``(domains, recode)``."""
+    import anonlab.distributed.worker_input as module
+
+    return module.read_coded_frame(path, row_group, row0, names, *coding)
+
+
+def _code_task(frame, block, row0, names, coding) -> pd.DataFrame:
+    return code_text_frame(frame, block, row0, names, *coding)
+
+
+def _distinct(frame, columns: Sequence[str]) -> list[np.ndarray]:
+    """Each column's distinct non-missing cells of a parsed CSV block, sorted."""
+    import pandas as pd
+
+    return [np.sort(pd.unique(frame[c].dropna()).astype(object)) for c in columns]
+
+
+# ------------------------------------------------------------------------------- driver side
+def csv_frames(client: Client, source: InputFile) -> tuple[list[Future], list[int]]:
+    """The CSV's blocks parsed on the workers (futures of text DataFrames) and each block's
+    number of records (gathered: one integer per block)."""
+    from dask.bytes import read_bytes
+
+    header = source.columns()
+    _, per_file = read_bytes(source.path, delimiter=b"\n", blocksize=source.blocksize, sample=False)
+    delayed_blocks = per_file[0] if per_file else []
+    data = client.compute(delayed_blocks)
+    frames = [
+        client.submit(parse_csv_block, d, b, header, source.sep, pure=False)
+        for b, d in enumerate(data)
+    ]
+    rows = client.gather(client.map(len, frames, pure=False))
+    return frames, [int(r) for r in rows]
+
+
+def block_rows(client: Client, source: InputFile) -> list[int]:
+    """Records per block: the Parquet footer's row groups (no record read)."""
+    from anonlab.distributed.worker_cuts import row_group_rows
+
+    return row_group_rows(source.path)
+
+
+def text_of(values: np.ndarray) -> np.ndarray:
+    """A domain's values as the text a CSV cell holds for them: ``str(value)`` (numbers as
+    Python writes them: ``22``, ``1.5``); text as it is. A CSV read with a :class:`Table`
+    template (not a :class:`FileTemplate`) must hold exactly these cells; another spelling
+    (``22.0``) is an error naming the value, never a conversion."""
+    values = np.asarray(values)
+    return np.array([v if isinstance(v, str) else str(v) for v in values.tolist()], dtype=object)
+
+
+def coded_blocks(
+    client: Client,
+    source: InputFile,
+    names: Sequence[str],
+    raw: dict[str, np.ndarray],
+    recode: dict[str, np.ndarray] | None,
+) -> tuple[list[Future], list[int]]:
+    """The file's blocks, coded on the workers (futures), and each block's record count.
+    ``raw[name]`` lists the file's values in code order, or with ``recode`` the file's raw
+    values and ``recode[name]`` their codes (:class:`FileTemplate`)."""
+    if source.kind == "csv" and recode is None:  # a table's values, matched as CSV text
+        raw = {name: text_of(values) for name, values in raw.items()}
+    [coding] = client.scatter([(raw, recode)], broadcast=True, hash=False)
+    if source.kind == "parquet":
+        rows = block_rows(client, source)
+        starts = np.concatenate([[0], np.cumsum(rows)[:-1]]).astype(np.int64).tolist()
+        blocks = [
+            client.submit(
+                _read_task, source.path, g, starts[g], list(names), coding, pure=False, retries=2
+            )  # fmt: skip
+            for g in range(len(rows))
+        ]
+        return blocks, rows
+    frames, rows = csv_frames(client, source)
+    starts = np.concatenate([[0], np.cumsum(rows)[:-1]]).astype(np.int64).tolist()
+    blocks = [
+        client.submit(_code_task, f, b, starts[b], list(names), coding, pure=False)
+        for b, f in enumerate(frames)
+    ]
+    return blocks, rows
+
+
+def domain_frame(
+    client: Client,
+    source: InputFile | str,
+    columns: Sequence[str] | None = None,
+    *,
+    on_gather: Callable[[str, Any], None] | None = None,
+) -> pd.DataFrame:
+    """A frame of the file's distinct values, not of its records: column ``c`` lists ``c``'s
+    distinct non-missing values (sorted), padded with its first value to the longest column's
+    length. Counted on the workers per block; only distinct values reach the driver.
+    ``columns``: all by default.
+
+    Reading it with the options the records would be read with (roles, types, hierarchies)
+    gives the template :func:`~anonlab.distributed.worker_release.anonymize_on_workers` needs
+    (:func:`template_from_file`). Types are then decided from the distinct values: where the
+    single-machine reader weighs records (a column that is mostly numbers but holds some text is
+    an error naming a row), this frame weighs values; declare such a column's type to be sure."""
+    import pandas as pd
+
+    from anonlab.distributed.worker_cuts import parquet_domains, received
+
+    source = source if isinstance(source, InputFile) else InputFile.of(source)
+    columns = list(source.columns() if columns is None else columns)
+    if source.kind == "parquet":
+        domains = parquet_domains(client, source.path, columns, on_gather=on_gather)
+    else:
+        frames, _ = csv_frames(client, source)
+        merged: list[list[np.ndarray]] = [[] for _ in columns]
+        answers = client.gather(client.map(_distinct, frames, [columns] * len(frames)))
+        for answer in answers:
+            for j, distinct in enumerate(received("domains", answer, on_gather)):
+                merged[j].append(distinct)
+        domains = {
+            name: np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=object)
+            for name, parts in zip(columns, merged, strict=True)
+        }
+    empty = [name for name in columns if len(domains[name]) == 0]
+    if empty:
+        raise AnonlabError(f"column {empty[0]!r} of {source.path!r} has no value (all missing)")
+    longest = max((len(d) for d in domains.values()), default=0)
+    cols = {}
+    for name in columns:
+        d = domains[name]
+        cols[name] = np.concatenate([d, np.repeat(d[:1], longest - len(d))])
+    return pd.DataFrame(cols)
+
+
+@dataclass
+class FileTemplate:
+    """A file's template: the table it reads as (``table``, no records) and how the file's raw
+    values become its codes: ``raw[name]`` the file's distinct values (sorted), ``code[name]``
+    the table's code of each (reading may convert values, e.g. text digits to integers)."""
+
+    table: Table
+    raw: dict[str, np.ndarray]
+    code: dict[str, np.ndarray]
+
+    @classmethod
+    def from_domain_table(cls, frame: pd.DataFrame, table: Table) -> FileTemplate:
+        """From a :func:`domain_frame` and the table read from it (same rows, same order)."""
+        import pandas as pd
+
+        raw, code = {}, {}
+        for name in table.schema.names:
+            values = frame[name].to_numpy()
+            distinct = len(pd.unique(pd.Series(values, copy=False)))  # then the padding
+            raw[name] = values[:distinct]
+            code[name] = table.codes[name][:distinct].astype(np.int64)
+        return cls(table.take(np.zeros(0, dtype=np.int64)), raw, code)
+
+
+def template_from_file(
+    client: Client,
+    path: str | os.PathLike,
+    *,
+    sep: str | None = None,
+    on_gather: Callable[[str, Any], None] | None = None,
+    **from_frame: Any,
+) -> FileTemplate:
+    """The template (schema and domains, no records) of the Parquet or CSV file ``path``:
+    :meth:`Table.from_frame <anonlab.table.Table.from_frame>` with ``from_frame``'s keywords
+    (``quasi_identifiers=``, ``sensitive=``, ``hierarchies=``, ``types=``, ...) on its
+    :func:`domain_frame`, without records."""
+    from anonlab.table import Table
+
+    frame = domain_frame(client, InputFile.of(path, sep), on_gather=on_gather)
+    return FileTemplate.from_domain_table(frame, Table.from_frame(frame, **from_frame))
