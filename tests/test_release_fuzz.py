@@ -288,7 +288,8 @@ def _reseal(root: Path) -> None:
     """Recompute the checksums and the seal, as someone holding the export key could; what
     is refused then is refused by the checks of the records against the manifest."""
     from anonlab import export_order
-    from anonlab.release_io.folder import _canonical, _file_table
+    from anonlab.release_io.folder import _file_table
+    from anonlab.release_io.folder import canonical_manifest as _canonical
 
     path = root / "manifest.json"
     m = json.loads(path.read_text())

@@ -25,7 +25,8 @@ from anonlab.atomic_output import MARKER, atomic_directory, atomic_write_text
 from anonlab.errors import AnonlabError
 from anonlab.hierarchy import Hierarchy
 from anonlab.release_io import load_release, save_release
-from anonlab.release_io.folder import _canonical, _file_table
+from anonlab.release_io.folder import _file_table
+from anonlab.release_io.folder import canonical_manifest as _canonical
 from anonlab.table import Table
 
 

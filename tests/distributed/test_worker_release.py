@@ -188,10 +188,13 @@ def test_export_key_decides_order_and_ids_and_files_are_unlinkable(
     published = [p for p in (paths[0] / "published").rglob("*") if p.is_file()]
     assert key.hex().encode() not in b"".join(p.read_bytes() for p in published)
     assert manifest["seed"] == 0 and key.hex() not in json.dumps(manifest)
-    assert set(manifest["files"]) == {p.relative_to(paths[0]).as_posix() for p in published} | {
+    every_file = {
         p.relative_to(paths[0]).as_posix()
-        for p in (paths[0] / "publisher" / "records").glob("*.parquet")
+        for top in ("published", "publisher")
+        for p in (paths[0] / top).rglob("*")
+        if p.is_file()
     }
+    assert set(manifest["files"]) == every_file - {"publisher/manifest.json"}
     # no row id column, and a part's QIT rows are not in input order
     qit = pq.read_table(next((paths[0] / "published" / "qit").glob("*.parquet"))).to_pandas()
     assert list(qit.columns) == ["group", *census_table.quasi_identifiers]
@@ -467,3 +470,50 @@ def test_a_missing_value_is_named_with_its_row_group(dask_client, census_table, 
     with pytest.raises(AnonlabError, match=r"column 'age' \(.*row group 2\): 1 missing value"):
         _run(dask_client, str(path), census_table, "anatomy", out, l=2)
     assert not out.exists()
+
+
+def test_written_release_keeps_its_template_and_refuses_tampering(
+    dask_client, census_parquet, census_table, tmp_path, cli
+):
+    """The folder holds its template (checks need no original), is sealed, and every file is
+    verified where it is read; `anonlab check` runs on it with --cluster."""
+    import shutil
+
+    from anonlab.distributed.written_checks import check_written_release
+    from anonlab.distributed.written_release import MANIFEST, TEMPLATE_DOMAINS, open_written
+
+    out = tmp_path / "release"
+    _run(dask_client, census_parquet, census_table, "anatomy", out, l=4, max_partition_rows=4_000)
+    _, template = open_written(out)
+    for name in census_table.schema.names:
+        assert template.values[name].tolist() == census_table.values[name].tolist()
+    own = [c.to_json() for c in check_written_release(dask_client, out)]
+    given = [c.to_json() for c in check_written_release(dask_client, out, census_table)]
+    assert own == given
+    address = dask_client.scheduler.address
+    code, stdout, stderr = cli(["check", str(out), "--cluster", address, "--json"])
+    assert code == 0, stderr
+    assert json.loads(stdout)["checks"] == own
+    code, _, stderr = cli(["check", str(out)])
+    assert code == 2 and "give --cluster ADDRESS or --workers N" in " ".join(stderr.split())
+
+    def damaged(edit):
+        copy = tmp_path / f"copy-{len(list(tmp_path.iterdir()))}"
+        shutil.copytree(out, copy)
+        edit(copy)
+        return copy
+
+    part = sorted((out / "published" / "st").glob("*.parquet"))[0].relative_to(out)
+    with pytest.raises(AnonlabError, match="was changed after the release was written"):
+        check_written_release(dask_client, damaged(lambda c: (c / part).write_bytes(
+            (c / part).read_bytes() + b"x")))  # fmt: skip
+
+    def edit_manifest(copy):
+        m = json.loads((copy / MANIFEST).read_text())
+        m["groups"] += 1
+        (copy / MANIFEST).write_text(json.dumps(m))
+
+    with pytest.raises(AnonlabError, match="seal does not match"):
+        check_written_release(dask_client, damaged(edit_manifest))
+    with pytest.raises(AnonlabError, match="is missing"):
+        check_written_release(dask_client, damaged(lambda c: (c / TEMPLATE_DOMAINS).unlink()))

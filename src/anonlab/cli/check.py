@@ -45,12 +45,52 @@ def _print_checks(results, title: str) -> None:
                 ", ".join(f"{k}={v}" for k, v in r.parameters.items() if v is not None),
                 styled("yes", "green") if r.holds else styled("no", "red"),
                 format_value(r.value),
-                f"{len(r.violating_groups):,}",
+                f"{getattr(r, 'n_violating_groups', len(r.violating_groups)):,}",
                 f"{r.violating_records:,}",
             )
             for r in results
         ],
     )
+
+
+def _models_asked(model: str | None) -> list[str] | None:
+    """The models of ``--model`` (None: all), each checked to exist."""
+    only = split_list(model)
+    if only:
+        from anonlab import models
+
+        for name in only:
+            if name not in models.available():
+                raise AnonlabError(
+                    f"unknown model {name!r} in --model; available: {models.available()}"
+                )
+    return only
+
+
+def _check_written(release_dir, model, k, l, c, t, m, sensitive_values, cluster, workers,
+                   as_json) -> None:  # fmt: skip
+    """A release the workers wrote (``anonlab anonymize --on-workers``): checked from its part
+    files by map-reduce on the cluster (:mod:`anonlab.distributed.written_checks`)."""
+    from anonlab.cli.common import check_workers_option, client_from_options
+    from anonlab.distributed.written_checks import check_written_release
+
+    if cluster is None and workers is None:
+        raise AnonlabError(
+            f"{str(release_dir)!r} was written by a cluster's workers (anonymize --on-workers); "
+            "it is checked on a cluster too: give --cluster ADDRESS or --workers N"
+        )
+    check_workers_option(workers)
+    only = _models_asked(model)
+    with client_from_options(cluster, workers) as client:
+        with stage("checking the written parts on the Dask cluster", as_json):
+            results = check_written_release(
+                client, release_dir, k=k, l=l, c=c, t=t, m=m,
+                sensitive_values=split_list(sensitive_values), only=only,
+            )  # fmt: skip
+    if as_json:
+        emit_json({"release": str(release_dir), "checks": [r.to_json() for r in results]})
+        return
+    _print_checks(results, f"Privacy models: {release_dir} (from its written parts)")
 
 
 def check(
@@ -73,20 +113,18 @@ def check(
     """Check a release against every privacy model, with each model's violating groups.
 
     With --cluster/--workers the group statistics are counted by map-reduce on Dask (same
-    results)."""
+    results). A release written by a cluster's workers (anonymize --on-workers) is checked on a
+    cluster from its part files (sealed, each file verified where it is read)."""
     from anonlab.cli.common import client_from_options
+    from anonlab.distributed.written_release import MANIFEST
 
+    if (release_dir / MANIFEST).is_file() and not (release_dir / "manifest.json").exists():
+        _check_written(release_dir, model, k, l, c, t, m, sensitive_values, cluster, workers,
+                       as_json)  # fmt: skip
+        return
     release = open_release_with_workers(release_dir, workers)
     check_group_sizes(release.table.n_rows, k=k, l=l, m=m)
-    only = split_list(model)
-    if only:
-        from anonlab import models
-
-        for name in only:
-            if name not in models.available():
-                raise AnonlabError(
-                    f"unknown model {name!r} in --model; available: {models.available()}"
-                )
+    only = _models_asked(model)
     with client_from_options(cluster, workers) as client:
         if client is None:
             results = run_checks(release, k, l, c, t, m, split_list(sensitive_values), only)

@@ -28,10 +28,10 @@ Items 1-5 of the plan in docs/distributed.md ("Plan: 10⁹ records on 100 nodes"
    the published files (``published/generalized/part-NNNNN.parquet``, or ``qit/`` and ``st/``
    for Anatomy; CSV on request) and of the publisher's records
    (``publisher/records/part-NNNNN.parquet``: input row, published group id), and returns the
-   files' SHA-256 and sizes. The driver writes ``publisher/manifest.json`` and
-   ``publisher/export-key`` and moves the finished folder into place (nothing is left half
-   written: the workers write into a temporary folder beside ``out``, which must be on a file
-   system every worker and the driver share).
+   files' SHA-256 and sizes. The driver writes the template, the key and the sealed manifest
+   (:mod:`anonlab.distributed.written_release`) and moves the finished folder into place
+   (nothing is left half written: the workers write into a temporary folder beside ``out``,
+   which must be on a file system every worker and the driver share).
 
 Unlinkable export (the choices where no paper speaks; one machine's export is
 :mod:`anonlab.export_order`):
@@ -73,7 +73,7 @@ from anonlab._validation import check_choice, check_int, check_seed
 from anonlab.distributed.worker_cuts import received, tree_sum
 from anonlab.distributed.worker_input import ROW, FileTemplate, InputFile, code_column
 from anonlab.errors import AnonlabError
-from anonlab.release_io.folder import file_sha256, json_default
+from anonlab.release_io.folder import file_sha256
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -436,6 +436,7 @@ def anonymize_on_workers(
     from anonlab.distributed.partitioning import Partitioning, merge_plan
     from anonlab.distributed.worker_cuts import mondrian_cuts_on_workers
     from anonlab.distributed.worker_input import coded_blocks
+    from anonlab.distributed.written_release import PATH_MARK, write_manifest
     from anonlab.release import require_no_value_sets
     from anonlab.release_io.export import PUBLISHED_FORMATS
 
@@ -653,7 +654,7 @@ def anonymize_on_workers(
         manifest["rows"] = n
         manifest["groups"] = int(sum(part_groups))
         manifest["distributed"] = {
-            "path": "workers",
+            "path": PATH_MARK,
             "dask_version": distributed.__version__,
             "workers": worker_count(client),
             "partitions": n_parts,
@@ -668,16 +669,8 @@ def anonymize_on_workers(
         }
         manifest["published_format"] = published_format
         manifest["files"] = files
-        publisher = Path(tmp) / "publisher"
-        publisher.mkdir(exist_ok=True)
-        (publisher / "manifest.json").write_text(
-            json.dumps(manifest, indent=2, sort_keys=True, default=json_default) + "\n",
-            encoding="utf-8",
-        )
-        (Path(tmp) / export_order.KEY_FILE).write_text(
-            export_order.key_to_text(export_key), encoding="utf-8"
-        )
-        owner_only(publisher)
+        manifest = write_manifest(Path(tmp), manifest, template, export_key)
+        owner_only(Path(tmp) / "publisher")
         timings["write"] = time.perf_counter() - t0
     timings["total"] = time.perf_counter() - t_start
     return WorkerRelease(

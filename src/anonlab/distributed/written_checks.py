@@ -28,7 +28,6 @@ per part. Matching ℓ-diversity reads per-record incompatibilities and is not r
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +62,25 @@ class WrittenCheck:
     violating_groups: list[int] = field(default_factory=list)
     details: dict[str, Any] = field(default_factory=dict)
 
+    def to_json(self) -> dict[str, Any]:
+        """Plain Python types (for ``--json``), as :meth:`CheckResult.to_json` without the
+        per-group values; ``violating_groups`` lists at most :data:`MAX_LISTED` ids per part."""
+        from anonlab.models.result import _plain
+
+        return {
+            "model": self.model,
+            "parameters": _plain(self.parameters),
+            "holds": bool(self.holds),
+            "value": _plain(self.value),
+            "worst_group": _plain(self.worst_group),
+            "worst_value": _plain(self.worst_value),
+            "n_groups": int(self.n_groups),
+            "n_violating_groups": int(self.n_violating_groups),
+            "violating_groups": [int(g) for g in self.violating_groups],
+            "violating_records": int(self.violating_records),
+            "details": _plain(self.details),
+        }
+
     def summary(self) -> str:
         """One line, as :meth:`CheckResult.summary`."""
         from anonlab.models.result import summary_line
@@ -74,15 +92,21 @@ class WrittenCheck:
 
 
 # ------------------------------------------------------------------------------- worker side
-def _part_statistics(root: str, stem: str, scheme: str, fmt: str, sensitive: str, domain):
+def _part_statistics(
+    root: str, stem: str, scheme: str, fmt: str, sensitive: str, domain, info: dict
+):
     """(published group ids, group sizes, histogram groups x values) of one part's files:
-    reads the group and sensitive columns only (and the ST's counts)."""
+    reads the group and sensitive columns only (and the ST's counts), after checking the file
+    against its size and SHA-256 in the manifest (``info``)."""
     import pyarrow.parquet as pq
 
     from anonlab.distributed.worker_cuts import encode, encode_arrow
+    from anonlab.distributed.written_release import verify_file
 
     folder = "st" if scheme == "bucketization" else "generalized"
-    path = Path(root) / "published" / folder / f"{stem}.{fmt}"
+    rel = f"published/{folder}/{stem}.{fmt}"
+    verify_file(root, rel, info)
+    path = Path(root) / rel
     if fmt == "parquet":
         names = pq.read_schema(path).names
         wanted = names[:3] if scheme == "bucketization" else [names[0], sensitive]
@@ -189,7 +213,7 @@ def _reduce(per_part: list[list[dict]]) -> list[WrittenCheck]:
 def check_written_release(
     client: Client,
     path: str | Path,
-    template: Table,
+    template: Table | None = None,
     *,
     k: int | None = None,
     l: int | None = None,
@@ -202,17 +226,16 @@ def check_written_release(
 ) -> list[WrittenCheck]:
     """The default privacy checks (:func:`anonlab.models.defaults.check_specs`: the same
     arguments, parameters from the release's manifest by default) of the release the workers
-    wrote at ``path``, by map-reduce over its part files (module docstring). ``template`` is the
-    table the release was made from (its schema and domains; records not needed)."""
+    wrote at ``path``, by map-reduce over its part files (module docstring).
+
+    The folder is opened with :func:`anonlab.distributed.written_release.open_written` (seal,
+    template); every part file is checked against its SHA-256 on the worker that reads it.
+    ``template``: the table the release was made from, to use instead of the folder's own."""
+    from anonlab.distributed.written_release import open_written
+
     root = Path(path)
-    manifest_path = root / "publisher" / "manifest.json"
-    if not manifest_path.is_file():
-        raise AnonlabError(
-            f"{str(path)!r} is not a release written by the workers (no publisher/manifest.json)"
-        )
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    if manifest.get("distributed", {}).get("path") != "workers":
-        raise AnonlabError(f"{str(path)!r} was not written by anonymize_on_workers")
+    manifest, kept = open_written(root)
+    template = kept if template is None else template
     if only and "matching-l-diversity" in only:
         raise AnonlabError(
             "matching-l-diversity reads per-record incompatibilities; check it on one machine "
@@ -220,6 +243,8 @@ def check_written_release(
         )
     scheme, fmt = manifest["scheme"], manifest["published_format"]
     stems = sorted({Path(f).stem for f in manifest["files"] if f.startswith("publisher/records/")})
+    folder = "st" if scheme == "bucketization" else "generalized"
+    infos = [manifest["files"][f"published/{folder}/{stem}.{fmt}"] for stem in stems]
     template = template.take(np.zeros(0, dtype=np.int64))  # its schema and domains travel
     sens = template.require_sensitive()
     domain = template.values[sens]
@@ -234,6 +259,7 @@ def check_written_release(
         [fmt] * n,
         [sens] * n,
         [domain] * n,
+        infos,
         pure=False,
     )  # fmt: skip
     reference = np.zeros(len(domain), dtype=np.int64)

@@ -41,7 +41,7 @@ _FILE_FIELDS = ("published_files", "files", "format", "format_version", "seal")
 _SAFE_FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 
 
-def _hierarchy_files(table: Table) -> dict[str, str]:
+def hierarchy_files(table: Table) -> dict[str, str]:
     """Relative path of each attribute's hierarchy file: ``<name>.csv`` where the name is a
     plain file name, else ``attribute-<i>.csv`` (a name such as ``../../x`` or ``a/b`` never
     becomes a path; names equal up to case get distinct files)."""
@@ -78,7 +78,7 @@ def _file_table(root: Path) -> dict[str, dict]:
     return files
 
 
-def _canonical(manifest: dict) -> bytes:
+def canonical_manifest(manifest: dict) -> bytes:
     """The manifest as the seal covers it: every field but the seal, keys sorted."""
     body = {k: v for k, v in manifest.items() if k != "seal"}
     return json.dumps(body, sort_keys=True, separators=(",", ":"), default=json_default).encode()
@@ -114,14 +114,14 @@ def save_release(
             )
         release.export_key = export_key
     key = export_key_of(release)
-    hierarchy_files = _hierarchy_files(table)
+    hierarchy_paths = hierarchy_files(table)
     with atomic_directory(out, force) as tmp:
         pub = tmp / "publisher"
         (pub / "hierarchies").mkdir(parents=True)
         _write_records(release, tmp / RECORDS_FILE)
         schema = table.schema.to_json()
         for entry in schema:
-            entry["hierarchy_file"] = hierarchy_files.get(entry["name"])
+            entry["hierarchy_file"] = hierarchy_paths.get(entry["name"])
             if entry["hierarchy_file"] is not None:
                 table.schema[entry["name"]].hierarchy.to_csv(tmp / entry["hierarchy_file"])
         (tmp / export_order.KEY_FILE).write_text(export_order.key_to_text(key))
@@ -135,7 +135,7 @@ def save_release(
             published_files=published,
             files=_file_table(tmp),
         )
-        manifest["seal"] = export_order.mac(key, _canonical(manifest))
+        manifest["seal"] = export_order.mac(key, canonical_manifest(manifest))
         text = json.dumps(manifest, indent=2, default=json_default)
         (tmp / "manifest.json").write_text(text, encoding="utf-8")
         os.chmod(tmp / "manifest.json", 0o600)
@@ -217,7 +217,8 @@ def _check_files(path: Path, manifest: dict) -> bytes:
     key = export_order.parse_export_key(
         key_path.read_bytes()[:1024].decode("ascii", errors="replace"), repr(str(key_path))
     )
-    if not hmac.compare_digest(manifest["seal"], export_order.mac(key, _canonical(manifest))):
+    seal = export_order.mac(key, canonical_manifest(manifest))
+    if not hmac.compare_digest(manifest["seal"], seal):
         raise AnonlabError(
             f"{str(path / 'manifest.json')!r} was changed after the release was written (its "
             "seal does not match); restore it or make the release again"
@@ -304,18 +305,7 @@ def load_release(path: str | os.PathLike) -> Release:
         for a in schema
         if a.get("hierarchy_file")
     }
-    table = Table.from_frame(
-        frame,
-        quasi_identifiers=[a["name"] for a in schema if a["role"] == "quasi-identifier"],
-        sensitive=[a["name"] for a in schema if a["role"] == "sensitive"],
-        insensitive=[a["name"] for a in schema if a["role"] == "insensitive"],
-        identifiers=[_ROW_ID, _GROUP]
-        + ([PUBLISHED_SENSITIVE] if PUBLISHED_SENSITIVE in frame.columns else []),
-        numeric=[a["name"] for a in schema if a["kind"] == "numeric"],
-        hierarchies=hierarchies,
-        types=_temporal_types(manifest, schema),
-        value_sets=[a["name"] for a in schema if a.get("value_sets")],
-    )
+    table = table_from_schema(frame, schema, hierarchies, manifest)
     table.row_id = frame[_ROW_ID].to_numpy()
     table.dropped = manifest.get("dropped", {})
     published = None
@@ -332,6 +322,23 @@ def load_release(path: str | os.PathLike) -> Release:
     )
     release.export_key = key
     return release
+
+
+def table_from_schema(frame: pd.DataFrame, schema: list[dict], hierarchies: dict, manifest: dict):
+    """The table of a release's records ``frame`` as its manifest's ``schema`` describes it
+    (roles, kinds, hierarchies, value sets, date types); the records file's own columns (row
+    id, group, published sensitive value) are not attributes."""
+    return Table.from_frame(
+        frame,
+        quasi_identifiers=[a["name"] for a in schema if a["role"] == "quasi-identifier"],
+        sensitive=[a["name"] for a in schema if a["role"] == "sensitive"],
+        insensitive=[a["name"] for a in schema if a["role"] == "insensitive"],
+        identifiers=[c for c in (_ROW_ID, _GROUP, PUBLISHED_SENSITIVE) if c in frame.columns],
+        numeric=[a["name"] for a in schema if a["kind"] == "numeric"],
+        hierarchies=hierarchies,
+        types=_temporal_types(manifest, schema),
+        value_sets=[a["name"] for a in schema if a.get("value_sets")],
+    )
 
 
 def _to_parquet(frame: pd.DataFrame, path: Path) -> None:
