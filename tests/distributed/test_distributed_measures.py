@@ -204,6 +204,100 @@ def test_reduce_rules_and_split_blocks(make_table):
         split_table(table, 0)
 
 
+# ------------------------------------------------------------------------- compacted rows, keys
+@pytest.fixture(params=[None, 8], ids=["one-key", "split-keys"])
+def key_limit(request, monkeypatch):
+    """The mixed-radix key limit: the real one, or 8 so that rows are keyed by several int64
+    columns (the path a table with huge domains takes)."""
+    from anonlab.distributed.measures import keys
+
+    if request.param is not None:
+        monkeypatch.setattr(keys, "KEY_LIMIT", request.param)
+    return request.param
+
+
+@SETTINGS
+@given(releases(), st.integers(1, 4))
+def test_row_index_and_compacted_rows_equal_one_pass(key_limit, case, min_support):
+    from anonlab.attacks.foreground import frequent_attribute_sets
+    from anonlab.attacks.foreground.signatures import RowIndex
+    from anonlab.distributed.measures.compact import compact_block, merge_compact
+    from anonlab.distributed.measures.foreground import row_index
+
+    release, n_partitions = case
+    attrs = tuple(release.quasi_identifiers)
+    parts = split_release(release, n_partitions)
+    ours, ref = row_index(release, parts, attrs), RowIndex.of(release, attrs)
+    assert np.array_equal(ours.rows, ref.rows) and np.array_equal(ours.count, ref.count)
+    assert np.array_equal(ours.record_row, ref.record_row) and ours.radices == ref.radices
+    assert dm.frequent_attribute_sets_distributed(
+        release, min_support, partitions=parts
+    ) == frequent_attribute_sets(release, min_support)
+    # the blocks' distinct rows, merged, are the whole table's (counts exact, shares to rounding)
+    shares_from = (release.sensitive_histogram, release.group_sizes)
+    n_values = release.table.domain_size("disease")
+    whole = compact_block(split_release(release, 1)[0], (n_values, shares_from))
+    merged = merge_compact([compact_block(p, (n_values, shares_from)) for p in parts])
+    assert np.array_equal(merged.keys, whole.keys) and np.array_equal(merged.counts, whole.counts)
+    np.testing.assert_allclose(merged.shares, whole.shares, rtol=1e-12)
+    assert merged.n_rows == release.table.n_rows and merged.counts.sum() == merged.n_rows
+    for q in release.quasi_identifiers:
+        assert np.array_equal(merged.table.codes[q], whole.table.codes[q])
+
+
+@SETTINGS
+@given(releases(), st.integers(1, 3))
+def test_rules_and_workload_with_split_keys(key_limit, case, max_conditions):
+    release, n_partitions = case
+    table = release.table
+    parts = split_table(table, n_partitions)
+    ours = dm.frequent_itemsets_distributed(table, 2, max_conditions, partitions=parts)
+    theirs = frequent_itemsets(table, 2, max_conditions)
+    assert np.array_equal(ours.items, theirs.items)
+    assert np.array_equal(ours.by_value, theirs.by_value)
+    ours = dm.workload_error_distributed(
+        release, n_queries=20, qd=2, selectivity=0.5, partitions=split_release(release, 2)
+    )
+    theirs = workload_error(release, n_queries=20, qd=2, selectivity=0.5)
+    assert np.array_equal(ours.actual, theirs.actual)
+    np.testing.assert_allclose(ours.estimated, theirs.estimated, rtol=1e-12, atol=1e-12)
+
+
+@SETTINGS
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 3), st.integers(-2, 6), st.integers(0, 9)), min_size=0, max_size=30
+    ),
+    st.integers(1, 4),
+)
+def test_merge_keyed_counts_with_compound_keys(triples, n_blocks):
+    expected: dict[tuple[int, int], int] = {}
+    for a, b, v in triples:
+        expected[(a, b)] = expected.get((a, b), 0) + v
+    blocks = [triples[i::n_blocks] for i in range(n_blocks)]
+    items = [
+        (
+            np.array([[a, b] for a, b, _ in t], dtype=np.int64).reshape(-1, 2),
+            np.array([v for *_, v in t], dtype=np.int64),
+        )
+        for t in blocks
+    ]
+    keys, values = merge_keyed_counts(items)
+    assert [tuple(k) for k in keys.tolist()] == sorted(expected)
+    assert values.tolist() == [expected[k] for k in sorted(expected)]
+
+
+def test_narrowed_counts_add_up_without_overflow():
+    from anonlab.distributed.measures.keys import narrow
+
+    blocks = [narrow(np.array([200, 1, 0])), narrow(np.array([100, 255, 7]))]
+    assert blocks[0].dtype == np.uint8
+    total = reduce_results([{"h": b} for b in blocks], {"h": "sum"})["h"]
+    assert total.tolist() == [300, 256, 7] and total.dtype == np.uint16
+    assert narrow(np.array([70_000])).dtype == np.uint32
+    assert narrow(np.array([], dtype=np.int64)).dtype == np.uint8
+
+
 # ------------------------------------------------------------------------------ Adult on Dask
 QI = ["age", "workclass", "education", "marital-status", "race", "sex", "native-country"]
 
@@ -369,6 +463,50 @@ def test_a_map_the_scheduler_forgot_is_submitted_again(adult, dask_client, monke
     failures = 2
     with pytest.raises(FutureCancelledError):
         dm.default_checks_distributed(release, partitions=parts)
+
+
+def test_remote_reduction_and_tasks_on_the_cluster_equal_local(adult, dask_client):
+    from anonlab.distributed.mapreduce import (
+        derive_partitions,
+        map_remote,
+        reduce_partitions,
+        worker_count,
+    )
+    from anonlab.distributed.measures.compact import compact_block, merge_compact
+
+    table = adult["table"]
+    parts = split_table(table, 9)  # two levels of the reduction tree (fan-in 8)
+    shared = (table.domain_size("occupation"), None)
+    local = reduce_partitions(merge_compact, derive_partitions(compact_block, parts, shared))
+    remote = reduce_partitions(
+        merge_compact, derive_partitions(compact_block, parts, shared, dask_client)
+    )
+    assert local.client is None and remote.client is dask_client
+    assert worker_count(dask_client) == 2 and worker_count(None) == 1
+
+    def sizes(block, item):
+        return int(block.counts.sum()) + item
+
+    assert map_remote(sizes, remote, [0, 1, 2]) == map_remote(sizes, local, [0, 1, 2])
+    assert map_remote(sizes, remote, [0]) == [table.n_rows]
+    merged = dask_client.gather(remote.value)
+    assert np.array_equal(merged.keys, local.value.keys)
+    assert np.array_equal(merged.counts, local.value.counts)
+
+
+def test_worker_killed_while_answering_queries_gives_the_same_workload(
+    adult, dask_client, kill_worker_once
+):
+    """The worker holding the merged distinct rows dies as it starts answering a batch: they
+    are recomputed from the blocks (held by the job), the task retried, the workload equal."""
+    release = adult["anatomy"]
+    parts = dm.partition_release(release, dask_client)
+    with kill_worker_once("anonlab-map-actual_for") as marker:
+        ours = dm.workload_error_distributed(release, n_queries=300, seed=4, partitions=parts)
+    assert marker.exists(), "the plugin never killed a worker"
+    theirs = workload_error(release, n_queries=300, seed=4)
+    assert np.array_equal(ours.actual, theirs.actual)
+    np.testing.assert_allclose(ours.estimated, theirs.estimated, rtol=1e-12)
 
 
 # ------------------------------------------------------------------------------ CLI

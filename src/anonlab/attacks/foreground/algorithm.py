@@ -58,7 +58,7 @@ def frequent_attribute_sets(
     require_groups(release)
     attrs, top = search_attributes(release, attributes, max_attributes)
     J = check_int("min_support", min_support, minimum=1)
-    return _frequent_sets(RowIndex.of(release, attrs), J, top)
+    return frequent_sets_of_rows(RowIndex.of(release, attrs), J, top)
 
 
 def apriori_candidates(
@@ -74,9 +74,12 @@ def apriori_candidates(
     ]
 
 
-def _frequent_sets(index: RowIndex, J: int, top: int) -> list[tuple[str, ...]]:
+def frequent_sets_of_rows(index: RowIndex, J: int, top: int) -> list[tuple[str, ...]]:
     """:func:`frequent_attribute_sets` over the distinct rows of ``index.attributes``: a row is
-    eligible, and counts with its multiplicity, exactly when its records are."""
+    eligible, and counts with its multiplicity, exactly when its records are (also what the
+    Dask backend runs on its reduced row index, :mod:`anonlab.distributed.measures.foreground`).
+    Levelwise, a signature counted only on rows whose every sub-signature is sufficient, a set a
+    candidate only if all its subsets survived; order: by size, then in attribute order."""
     attrs = index.attributes
     n_rows = len(index.rows)
     ok: dict[tuple[str, ...], np.ndarray] = {(): np.full(n_rows, int(index.count.sum()) >= J)}
@@ -179,7 +182,7 @@ def foreground_attack(
     targets = resolve_targets(release, sensitive_values)
     attrs, top = search_attributes(release, attributes, max_attributes)
     index = RowIndex.of(release, attrs)
-    sets = _frequent_sets(index, options.J, top)
+    sets = frequent_sets_of_rows(index, options.J, top)
     if include_empty:
         sets = [(), *sets]
     n = release.table.n_rows

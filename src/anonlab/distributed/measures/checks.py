@@ -1,10 +1,11 @@
 """Privacy checks by map-reduce: group sizes and the published sensitive histogram.
 
-``bincount(group * n_values + s)`` per block, summed (a block sends only its non-zero cells when
-the groups are many). Every registered model but matching ℓ-diversity reads only these (and
-the schema); the checks then run unchanged on the release with the reduced statistics in place
-(:func:`release_with_statistics`). Matching ℓ-diversity (per-record incompatibilities,
-group-local matchings) is not distributed.
+``bincount(group * n_values + s)`` per block, summed on the workers (a block sends only its
+non-zero cells when the groups are many); the root of the reduction narrows the counts to the
+smallest unsigned integer type, so the driver receives about one byte per cell. Every
+registered model but matching ℓ-diversity reads only these (and the schema); the checks then run
+unchanged on the release with the reduced statistics in place (:func:`release_with_statistics`).
+Matching ℓ-diversity (per-record incompatibilities, group-local matchings) is not distributed.
 """
 
 from __future__ import annotations
@@ -19,10 +20,9 @@ from anonlab.distributed.mapreduce import (
     Partition,
     map_reduce,
 )
-from anonlab.distributed.measures.keys import unique_counts
+from anonlab.distributed.measures.keys import narrow, unique_counts
 from anonlab.distributed.measures.partitions import Partitions, release_parts
 from anonlab.errors import AnonlabError
-from anonlab.grouping import group_histogram
 from anonlab.release import Release
 
 
@@ -41,14 +41,32 @@ class GroupStatistics:
     histogram: np.ndarray
 
 
+#: Group statistics are counted densely, one ``(n_groups, n_values)`` bincount per block, up to
+#: this many cells (or twice a block's rows, if more); beyond, each block counts its non-zero
+#: cells (sorted keys).
+DENSE_CELLS = 1 << 23
+
+
 def _map_group_statistics(part: Partition, shared: tuple[int, int, bool]) -> dict:
-    """The block's per-group sensitive counts: dense (n_groups, n_values), or, when that is
-    larger than the block (``sparse``), its non-zero cells ``group * n_values + s`` with counts."""
+    """The block's per-group sensitive counts: dense (n_groups, n_values) in the smallest
+    unsigned type, or, when that is larger than the block (``sparse``), its non-zero cells
+    ``group * n_values + s`` with counts."""
     n_groups, n_values, sparse = shared
+    cell = part.group.astype(np.int64)  # group * n_values + s, in place (see .compact)
+    cell *= n_values
+    cell += part.published_sensitive
     if sparse:
-        cell = part.group.astype(np.int64) * n_values + part.published_sensitive
-        return {"cells": unique_counts(cell)}
-    return {"histogram": group_histogram(part.group, part.published_sensitive, n_groups, n_values)}
+        return {"cells": unique_counts(cell, n_groups * n_values)}
+    histogram = np.bincount(cell, minlength=n_groups * n_values).reshape(n_groups, n_values)
+    return {"histogram": narrow(histogram)}  # summed without widening (reduce_results)
+
+
+def _narrow_statistics(out: dict) -> dict:
+    """The reduced statistics as the driver receives them: counts (and cell keys) narrowed."""
+    if "histogram" in out:
+        return {"histogram": narrow(out["histogram"])}
+    keys, counts = out["cells"]
+    return {"cells": (narrow(keys), narrow(counts))}
 
 
 def group_statistics_distributed(
@@ -60,23 +78,27 @@ def group_statistics_distributed(
 ) -> GroupStatistics:
     """Group sizes and the published sensitive histogram by map-reduce (exact integer sums).
 
-    Blocks send a dense histogram, or, when ``n_groups * n_values`` exceeds twice the rows of a
-    block (many small groups), their non-zero cells only; sizes are the histogram's row sums.
+    Blocks count a dense histogram, or, when ``n_groups * n_values`` exceeds both
+    ``DENSE_CELLS`` and twice the rows of a block (many small groups), their non-zero cells
+    only; the workers sum them and narrow the result (:func:`~.keys.narrow`) before it travels
+    to the driver. Sizes are the histogram's row sums.
     """
     parts = release_parts(release, client, partitions, n_partitions)
     n_groups, n_values = release.n_groups, release.table.domain_size(release.sensitive)
-    sparse = n_groups * n_values > 2 * release.table.n_rows / max(len(parts), 1)
+    cells = n_groups * n_values
+    sparse = cells > max(DENSE_CELLS, 2 * release.table.n_rows / max(len(parts), 1))
+    how = {"cells": "merge"} if sparse else {"histogram": "sum"}
+    out = map_reduce(
+        _map_group_statistics, parts, (n_groups, n_values, sparse), how, client,
+        finish=_narrow_statistics,
+    )  # fmt: skip
     if sparse:
-        keys, counts = map_reduce(
-            _map_group_statistics, parts, (n_groups, n_values, True), {"cells": "merge"}, client
-        )["cells"]
-        histogram = np.zeros(n_groups * n_values, dtype=np.int64)
+        keys, counts = out["cells"]
+        histogram = np.zeros(cells, dtype=np.int64)
         histogram[keys] = counts
-        histogram = histogram.reshape(n_groups, n_values)
     else:
-        histogram = map_reduce(
-            _map_group_statistics, parts, (n_groups, n_values, False), {"histogram": "sum"}, client
-        )["histogram"]
+        histogram = out["histogram"].astype(np.int64)
+    histogram = histogram.reshape(n_groups, n_values)
     return GroupStatistics(histogram.sum(axis=1), histogram)
 
 
@@ -89,7 +111,7 @@ def release_with_statistics(release: Release, statistics: GroupStatistics) -> Re
         ("group_sizes", statistics.sizes),
         ("sensitive_histogram", statistics.histogram),
     ):
-        array = np.array(value, dtype=np.int64)
+        array = np.asarray(value, dtype=np.int64).view()  # read-only view, no copy
         array.flags.writeable = False
         proxy.__dict__[name] = array
     return proxy

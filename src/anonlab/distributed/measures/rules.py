@@ -1,9 +1,14 @@
 """Rule mining by map-reduce: the frequent itemsets of negative and association rules.
 
-Per level of Apriori, each block counts the cells of every candidate signature, with the
-sensitive value, over its records that lie in a frequent cell of every sub-signature (the
-frequent cells of the previous levels are broadcast); the driver keeps the frequent cells and
-runs the negative-rule (Li et al.) or association-rule finishing of :mod:`anonlab.mining`.
+The blocks are first compacted on the workers to their distinct quasi-identifier rows with
+per-row sensitive counts and merged there into the table's distinct rows (:mod:`.compact`; an
+itemset tests a record only through its quasi-identifier values), which stay on a worker. Per
+level of Apriori, the level's candidate signatures are cut into one run per worker; a task
+counts the cells of each of its candidates, with the sensitive value, over the distinct rows
+that lie in a frequent cell of every sub-signature (the frequent cells of the previous levels
+travel with the task), each row weighted by its count (integers: exact). The driver receives
+one ``(candidate, cell * n_values + s)`` count table per task, keeps the frequent cells and runs
+the negative-rule (Li et al.) or association-rule finishing of :mod:`anonlab.mining`.
 """
 
 from __future__ import annotations
@@ -14,49 +19,72 @@ from typing import Any
 import numpy as np
 
 from anonlab.distributed.mapreduce import (
-    Partition,
-    map_reduce,
+    Remote,
+    derive_partitions,
+    map_remote,
+    reduce_partitions,
+    worker_count,
 )
-from anonlab.distributed.measures.keys import KEY_LIMIT, unique_counts
+from anonlab.distributed.measures.compact import CompactBlock, compact_block, merge_compact
+from anonlab.distributed.measures.keys import DENSE_KEYS, DENSE_RATIO, KEY_LIMIT
 from anonlab.distributed.measures.partitions import Partitions, table_parts
 from anonlab.errors import AnonlabError
 from anonlab.table import Table
 
 
-def _cell_keys(table: Table, sig: tuple, node_maps: dict, radices: dict) -> np.ndarray:
-    """Mixed-radix cell of each record for a signature of (attribute index, level) pairs."""
-    cell = np.zeros(table.n_rows, dtype=np.int64)
-    names = table.quasi_identifiers
-    for key in sig:
-        cell = cell * radices[key] + node_maps[key][table.codes[names[key[0]]]]
-    return cell
+def keyed_sums(keys: np.ndarray, weights: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ``keys`` (ascending, in ``0 .. space - 1``) and the sum of the integer
+    ``weights`` of each (int64, exact below 2^53), in the form ``"merge"`` adds up: one
+    ``bincount`` when the key space is small, else a sort."""
+    if len(keys) and space <= min(DENSE_KEYS, DENSE_RATIO * len(keys)):
+        sums = np.bincount(keys, weights=weights, minlength=int(space))
+        unique = np.flatnonzero(sums)
+        return unique.astype(np.int64), np.rint(sums[unique]).astype(np.int64)
+    unique, inverse = np.unique(keys, return_inverse=True)
+    sums = np.bincount(inverse.reshape(-1), weights=weights, minlength=len(unique))
+    return unique.astype(np.int64), np.rint(sums).astype(np.int64)
 
 
-def _map_itemset_counts(part: Partition, shared: dict) -> dict:
-    """One Apriori level of :func:`anonlab.mining.itemsets.frequent_itemsets` on one block:
-    for each candidate signature, ``cell * n_values + s`` counts over the block's records that
-    lie in a frequent cell of every sub-signature."""
-    table = part.table
-    sens = table.require_sensitive()
-    s = table.codes[sens].astype(np.int64)
+def _count_itemsets(block: CompactBlock, shared: dict) -> tuple[np.ndarray, np.ndarray]:
+    """One Apriori level of :func:`anonlab.mining.itemsets.frequent_itemsets` for some of its
+    candidates, on the distinct rows: for each candidate signature ``i``,
+    ``cell * n_values + s`` counts over the records that lie in a frequent cell of every
+    sub-signature (each distinct row with its counts). One table for all the candidates:
+    keys ``(i, cell * n_values + s)`` ascending, counts."""
+    table = block.table
+    row, s, weight = block.weighted_values()
     node_maps, radices, n_values = shared["node_maps"], shared["radices"], shared["n_values"]
     frequent = shared["frequent"]
-    cells: dict[tuple, np.ndarray] = {}
+    names = table.quasi_identifiers
+    cells: dict[tuple, np.ndarray] = {(): np.zeros(table.n_rows, dtype=np.int64)}
+    in_frequent: dict[tuple, np.ndarray] = {}
 
-    def cell_of(sig: tuple) -> np.ndarray:
+    def cell_of(sig: tuple) -> np.ndarray:  # per distinct row; from the prefix's cells
         if sig not in cells:
-            cells[sig] = _cell_keys(table, sig, node_maps, radices)
+            last = sig[-1]
+            node = node_maps[last][table.codes[names[last[0]]]]
+            cells[sig] = cell_of(sig[:-1]) * radices[last] + node
         return cells[sig]
 
-    out = {}
+    def frequent_rows(sig: tuple) -> np.ndarray:  # rows in a frequent cell of ``sig``
+        if sig not in in_frequent:
+            in_frequent[sig] = np.isin(cell_of(sig), frequent[sig])
+        return in_frequent[sig]
+
+    keys, counts = [], []
     for i, sig in enumerate(shared["candidates"]):
         rows = np.ones(table.n_rows, dtype=bool)
         if len(sig) > 1:
             for drop in range(len(sig)):
-                sub = sig[:drop] + sig[drop + 1 :]
-                rows &= np.isin(cell_of(sub), frequent[sub])
-        out[f"sig{i}"] = unique_counts(cell_of(sig)[rows] * n_values + s[rows])
-    return out
+                rows &= frequent_rows(sig[:drop] + sig[drop + 1 :])
+        keep = rows[row]
+        space = math.prod(radices[key] for key in sig) * n_values
+        key, count = keyed_sums(cell_of(sig)[row[keep]] * n_values + s[keep], weight[keep], space)
+        keys.append(np.stack([np.full(len(key), i, dtype=np.int64), key], axis=1))
+        counts.append(count)
+    if not keys:
+        return np.zeros((0, 2), dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(keys), np.concatenate(counts)
 
 
 def frequent_itemsets_distributed(
@@ -69,9 +97,39 @@ def frequent_itemsets_distributed(
     partitions: Partitions | None = None,
     n_partitions: int | None = None,
 ) -> Any:
-    """:func:`anonlab.mining.itemsets.frequent_itemsets` (exact counts) by map-reduce: one map
-    per Apriori level; the frequent item cells of the previous levels are broadcast so each
-    block counts only its records that can lie in a frequent itemset (the same prune)."""
+    """:func:`anonlab.mining.itemsets.frequent_itemsets` (exact counts) by map-reduce: the
+    table's distinct quasi-identifier rows compacted and merged on the workers
+    (:mod:`.compact`), then, per Apriori level, the candidates counted on them by one task per
+    worker; the frequent item cells of the previous levels travel with the tasks so that only
+    the rows that can lie in a frequent itemset are counted (the same prune)."""
+    parts = table_parts(table, client, partitions, n_partitions)
+    return _frequent_itemsets(table, _compact(table, parts), min_count, max_conditions, catalog)
+
+
+def _compact(table: Table, parts: Partitions) -> Remote:
+    """The table's distinct quasi-identifier rows with their counts, left on a worker."""
+    n_values = table.domain_size(table.require_sensitive())
+    return reduce_partitions(
+        merge_compact, derive_partitions(compact_block, parts, (n_values, None))
+    )
+
+
+def _count_level(compact: Remote, shared: dict, candidates: list) -> tuple[np.ndarray, np.ndarray]:
+    """The counts of one Apriori level's candidates (:func:`_count_itemsets`), the candidates
+    cut into one consecutive run per worker; keys ``(candidate index, cell * n_values + s)``."""
+    n_tasks = max(1, min(worker_count(compact.client), len(candidates)))
+    cuts = np.linspace(0, len(candidates), n_tasks + 1).round().astype(np.int64)
+    items = [
+        dict(shared, candidates=candidates[a:b]) for a, b in zip(cuts[:-1], cuts[1:], strict=True)
+    ]
+    outputs = map_remote(_count_itemsets, compact, items)
+    keys = np.concatenate(
+        [k + np.array([[a, 0]]) for (k, _), a in zip(outputs, cuts[:-1], strict=True)]
+    )
+    return keys, np.concatenate([c for _, c in outputs])
+
+
+def _frequent_itemsets(table: Table, compact: Remote, min_count: int, max_conditions: int, catalog):
     from anonlab.mining.itemsets import (
         ItemCatalog,
         cell_items,
@@ -82,7 +140,6 @@ def frequent_itemsets_distributed(
     )
 
     sens = table.require_sensitive()
-    parts = table_parts(table, client, partitions, n_partitions)
     catalog = ItemCatalog.from_table(table) if catalog is None else catalog
     min_count = max(1, int(min_count))
     n_values = table.domain_size(sens)
@@ -115,13 +172,13 @@ def frequent_itemsets_distributed(
             "radices": radices,
             "n_values": n_values,
             "frequent": frequent,
-            "candidates": current,
         }
-        how = {f"sig{i}": "merge" for i in range(len(current))}
-        counted = map_reduce(_map_itemset_counts, parts, shared, how, client)
+        index_keys, index_counts = _count_level(compact, shared, current)
+        bounds = np.searchsorted(index_keys[:, 0], np.arange(len(current) + 1))
         next_frequent: dict[tuple, np.ndarray] = {}
         for i, sig in enumerate(current):
-            keys, counts = counted[f"sig{i}"]
+            keys = index_keys[bounds[i] : bounds[i + 1], 1]
+            counts = index_counts[bounds[i] : bounds[i + 1]]
             cell, value = np.divmod(keys, n_values)
             cells, inverse = np.unique(cell, return_inverse=True)
             inverse = inverse.reshape(-1)
@@ -166,7 +223,8 @@ def mine_rules_distributed(
     default ``max_conditions=1``) or association rules
     (:func:`anonlab.mining.mine_association_rules`, ``kind="association"``, default
     ``max_conditions=3``): the single machine's miner with the itemset counts map-reduced
-    (its ``itemsets`` hook). Returns the same rule set.
+    (its ``itemsets`` hook; the blocks are compacted once for every count it asks for).
+    Returns the same rule set.
     """
     from anonlab._validation import check_choice
     from anonlab.mining import mine_association_rules, mine_negative_rules
@@ -176,10 +234,10 @@ def mine_rules_distributed(
         raise AnonlabError(
             "the table has no sensitive attribute; name one (--sensitive COL) to mine rules"
         )
-    parts = table_parts(table, client, partitions, n_partitions)
+    compact = _compact(table, table_parts(table, client, partitions, n_partitions))
 
     def count(min_count: int, max_cond: int) -> Any:
-        return frequent_itemsets_distributed(table, min_count, max_cond, partitions=parts)
+        return _frequent_itemsets(table, compact, min_count, max_cond, None)
 
     # the single machine's miners, with only the itemset counting map-reduced
     if kind == "negative":

@@ -1,13 +1,18 @@
 """The COUNT-query workload (Xiao and Tao's utility measure) and the utility measures by
 map-reduce.
 
-The actual answers of each batch of drawn queries (integers, summed; the draws themselves are
-made on the driver from the one seeded generator, so the workload is the same), the histogram,
-and the published generalized values (per group the smallest and largest code of each
+The blocks are first compacted on the workers to their distinct quasi-identifier rows with
+per-row sensitive counts (and, under bucketization, summed group shares), then merged there, in
+a tree of tasks, into the table's distinct rows (:mod:`.compact`), which stay on a worker. Each
+batch of drawn queries is answered on them by one task per worker, each with whole sets of
+queries that use the same quasi-identifiers (integers; the draws themselves are made on the
+driver from the one seeded generator, so the workload is the same); so is the bucketization
+estimate, a sum over records, here over the distinct rows with their summed shares (floats:
+equal to the single-machine value up to rounding, checked to 1e-12 relative). Only the answers
+travel to the driver. The generalization estimate reads the
+histogram and the published generalized values (per group the smallest and largest code of each
 quasi-identifier, reduced by min/max, plus per-group value presence for categorical attributes
-without a hierarchy). Under bucketization the estimate is a sum over records, so each block
-returns its partial estimate (floats: equal to the single-machine value up to rounding, checked
-to 1e-12 relative).
+without a hierarchy) on the driver, and is identical.
 """
 
 from __future__ import annotations
@@ -18,13 +23,20 @@ import numpy as np
 
 from anonlab.distributed.mapreduce import (
     Partition,
+    Remote,
+    derive_partitions,
     map_reduce,
+    map_remote,
+    reduce_partitions,
+    worker_count,
 )
 from anonlab.distributed.measures.checks import (
     GroupStatistics,
     group_statistics_distributed,
     release_with_statistics,
 )
+from anonlab.distributed.measures.compact import CompactBlock, compact_block, merge_compact
+from anonlab.distributed.measures.keys import narrow
 from anonlab.distributed.measures.partitions import Partitions, release_parts, table_parts
 from anonlab.grouping import group_histogram, group_min_max
 from anonlab.release import Release
@@ -32,14 +44,92 @@ from anonlab.schema import Kind
 from anonlab.table import Table
 
 
-def _map_actual_counts(part: Partition, workload: Any) -> dict:
-    from anonlab.utility.workload import actual_counts
+def _compact(parts: Partitions, table: Table, shares_from: Any = None) -> Remote:
+    """The blocks compacted on the workers (:func:`.compact.compact_block`) and merged there
+    into the table's distinct quasi-identifier rows (:func:`.compact.merge_compact`), left
+    there."""
+    n_values = table.domain_size(table.require_sensitive())
+    blocks = derive_partitions(compact_block, parts, (n_values, shares_from))
+    return reduce_partitions(merge_compact, blocks)
 
-    return {"actual": actual_counts(part.table, workload)}
+
+#: Queries per task at least: a smaller batch is answered by one task.
+MIN_QUERIES_PER_TASK = 256
 
 
-def _actual_counts(parts: Partitions, workload: Any, client: Any) -> np.ndarray:
-    return map_reduce(_map_actual_counts, parts, workload, {"actual": "sum"}, client)["actual"]
+def _query_chunks(workload: Any, n_tasks: int) -> list[tuple[np.ndarray, Any]]:
+    """``workload`` cut into up to ``n_tasks`` parts, as ``(query rows, workload of those
+    queries)``: whole sets of queries that use the same quasi-identifiers (what
+    :func:`~anonlab.utility.workload.qi_sums` evaluates together), dealt largest first to the
+    part with the fewest queries, so that each task does its sets' work once and each query
+    is evaluated as it would be with the others (same arithmetic)."""
+    from anonlab.utility.workload import Workload
+
+    n = len(workload)
+    n_tasks = max(1, min(n_tasks, n // MIN_QUERIES_PER_TASK))
+    if n_tasks == 1:
+        return [(np.arange(n), workload)]
+    _, pattern = np.unique(workload.uses, axis=0, return_inverse=True)
+    pattern = pattern.reshape(-1)
+    sizes = np.bincount(pattern)
+    task_of = np.empty(len(sizes), dtype=np.int64)
+    load = np.zeros(n_tasks, dtype=np.int64)
+    for p in np.argsort(-sizes, kind="stable"):
+        task_of[p] = int(np.argmin(load))
+        load[task_of[p]] += sizes[p]
+    out = []
+    for t in range(n_tasks):
+        rows = np.flatnonzero(task_of[pattern] == t)
+        if len(rows):
+            part = Workload(
+                workload.quasi_identifiers,
+                workload.sensitive,
+                workload.domain_sizes,
+                workload.uses[rows],
+                {k: v[rows] for k, v in workload.masks.items()},
+                {k: v[rows] for k, v in workload.intervals.items()},
+            )
+            out.append((rows, part))
+    return out
+
+
+def _answers(function: Any, compact: Remote, workload: Any) -> np.ndarray:
+    """``function(compact, queries)`` for the workload's queries, cut among the workers."""
+    chunks = _query_chunks(workload, worker_count(compact.client))
+    outputs = map_remote(function, compact, [part for _, part in chunks])
+    if len(chunks) == 1:
+        return outputs[0]
+    answers = np.empty(len(workload), dtype=outputs[0].dtype)
+    for (rows, _), values in zip(chunks, outputs, strict=True):
+        answers[rows] = values
+    return answers
+
+
+def _actual_for(compact: CompactBlock, workload: Any) -> np.ndarray:
+    """Each query's actual answer: the records' counts, weighted per distinct row (integers,
+    held exactly in float64, so ``rint`` gives the single machine's counts)."""
+    from anonlab.utility.workload import qi_sums
+
+    rows = np.arange(compact.table.n_rows)
+    weights = np.asfortranarray(compact.counts, dtype=np.float64)
+    return np.rint(qi_sums(compact.table, workload, rows, weights)).astype(np.int64)
+
+
+def _estimate_for(compact: CompactBlock, workload: Any) -> np.ndarray:
+    """Each query's bucketization estimate: the distinct rows weighted by their records'
+    summed group shares."""
+    from anonlab.utility.workload import qi_sums
+
+    rows = np.arange(compact.table.n_rows)
+    return qi_sums(compact.table, workload, rows, compact.shares)
+
+
+def _generate(table: Table, compact: Remote, args: tuple, kwargs: dict) -> Any:
+    from anonlab.utility.workload import generate_workload
+
+    return generate_workload(
+        table, *args, answer=lambda batch: _answers(_actual_for, compact, batch), **kwargs
+    )
 
 
 def generate_workload_distributed(
@@ -56,15 +146,12 @@ def generate_workload_distributed(
     redrawn).
 
     The single-machine generator draws (one generator seeded with ``seed``, same batches); only
-    the counting is distributed, so the workload (predicates, answers, ``n_redrawn``) is the
+    the counting is distributed (over the table's distinct quasi-identifier rows, compacted and
+    merged once on the workers), so the workload (predicates, answers, ``n_redrawn``) is the
     same.
     """
-    from anonlab.utility.workload import generate_workload
-
     parts = table_parts(table, client, partitions, n_partitions)
-    return generate_workload(
-        table, *args, answer=lambda batch: _actual_counts(parts, batch, client), **kwargs
-    )
+    return _generate(table, _compact(parts, table), args, kwargs)
 
 
 def _presence_attributes(release: Release) -> list[str]:
@@ -133,11 +220,9 @@ def _published_release(release: Release, parts: Partitions, client: Any) -> Rele
     return Release(compact, group[order], release.scheme, {}, levels=release.levels)
 
 
-def _map_bucket_estimate(part: Partition, shared: tuple[Any, np.ndarray]) -> dict:
-    from anonlab.utility.workload import qi_sums
-
-    workload, share = shared
-    return {"estimated": qi_sums(part.table, workload, part.group, share)}
+def _shares_from(statistics: GroupStatistics) -> tuple[np.ndarray, np.ndarray]:
+    """What a block needs for its records' group shares, narrowed for the trip."""
+    return narrow(statistics.histogram), statistics.sizes
 
 
 def estimated_counts_distributed(
@@ -153,9 +238,10 @@ def estimated_counts_distributed(
     """:func:`anonlab.utility.workload.estimated_counts` by map-reduce.
 
     Generalization: identical (the estimate reads only the per-group histogram and published
-    values). Bucketization: a sum over records, summed per block: equal up to floating-point
-    rounding (about 1e-15 relative). ``statistics`` / ``published``: reuse reduced group
-    statistics / the representative release of :func:`_published_release`.
+    values). Bucketization: a sum over records, summed per distinct quasi-identifier row and
+    then per query: equal up to floating-point rounding (about 1e-15 relative).
+    ``statistics`` / ``published``: reuse reduced group statistics / the representative
+    release of :func:`_published_release`.
     """
     from anonlab.utility.workload import check_workload_matches, estimated_counts
 
@@ -166,11 +252,8 @@ def estimated_counts_distributed(
     if release.scheme == "generalization":
         compact = _published_release(release, parts, client) if published is None else published
         return estimated_counts(release_with_statistics(compact, statistics), workload)
-    # column-major: qi_sums gathers one sensitive value (a column) at a time
-    share = np.asfortranarray(statistics.histogram.astype(np.float64) / statistics.sizes[:, None])
-    return map_reduce(_map_bucket_estimate, parts, (workload, share), {"estimated": "sum"}, client)[
-        "estimated"
-    ]
+    compact = _compact(parts, release.table, _shares_from(statistics))
+    return _answers(_estimate_for, compact, workload)
 
 
 def workload_error_distributed(
@@ -191,27 +274,36 @@ def workload_error_distributed(
 
     The workload (drawn by :func:`generate_workload_distributed` when not given), its actual
     answers and the generalization estimate are identical to the single machine's; the
-    bucketization estimate equals it to about 1e-15 relative (a sum of floats per block).
+    bucketization estimate equals it to about 1e-15 relative (floats summed in another order).
+    The blocks are compacted and merged once (:mod:`.compact`) for the answers and the
+    estimate.
     """
-    from anonlab.utility.workload import check_workload_matches, workload_error_from_counts
+    from anonlab.utility.workload import (
+        check_workload_matches,
+        estimated_counts,
+        workload_error_from_counts,
+    )
 
     parts = release_parts(release, client, partitions, n_partitions)
-    if workload is None:
-        workload = generate_workload_distributed(
-            release.table, n_queries, qd, selectivity, seed, partitions=parts
-        )
-        act = workload.actual
-    else:
+    if workload is not None:
         check_workload_matches(release.table, workload)
-        act = _actual_counts(parts, workload, client)
     stats = (
         group_statistics_distributed(release, partitions=parts)
         if statistics is None
         else statistics
     )
-    est = estimated_counts_distributed(
-        release, workload, statistics=stats, published=published, partitions=parts
-    )
+    bucket = release.scheme != "generalization"
+    compact = _compact(parts, release.table, _shares_from(stats) if bucket else None)
+    if workload is None:
+        workload = _generate(release.table, compact, (n_queries, qd, selectivity, seed), {})
+        act = workload.actual
+    else:
+        act = _answers(_actual_for, compact, workload)
+    if bucket:
+        est = _answers(_estimate_for, compact, workload)
+    else:
+        rep = _published_release(release, parts, None) if published is None else published
+        est = estimated_counts(release_with_statistics(rep, stats), workload)
     return workload_error_from_counts(release, workload, act, est)
 
 
