@@ -233,7 +233,7 @@ def anonymize_distributed_timed(
     for rows, (part_group, n_groups, _, _) in zip(part_rows, results, strict=True):
         group[rows] = part_group.astype(np.int64) + offset
         offset += n_groups
-    manifest = _combine_manifests(algorithm, [r[2] for r in results], partitioning, seed)
+    manifest = combine_manifests(algorithm, [r[2] for r in results], partitioning, seed)
     manifest["distributed"] = {
         "dask_version": distributed.__version__,
         "workers": worker_count(client),
@@ -392,7 +392,7 @@ def _check_memory(client: Client, table: Table, sizes: Sequence[int], max_rows: 
         )
 
 
-def _combine_manifests(
+def combine_manifests(
     algorithm: str, manifests: list[dict], partitioning: Partitioning, seed: int
 ) -> dict:
     """One manifest for the whole release: the first part's fields, counters summed."""

@@ -431,7 +431,7 @@ def anonymize_on_workers(
     from anonlab.anonymize import publication_scheme
     from anonlab.anonymize.eligibility import require_l_eligible_counts
     from anonlab.atomic_output import atomic_directory, owner_only
-    from anonlab.distributed.anonymize import _combine_manifests, partition_seeds
+    from anonlab.distributed.anonymize import combine_manifests, partition_seeds
     from anonlab.distributed.cluster import worker_count
     from anonlab.distributed.partitioning import Partitioning, merge_plan
     from anonlab.distributed.worker_cuts import mondrian_cuts_on_workers
@@ -619,7 +619,7 @@ def anonymize_on_workers(
         # 5. offsets in a keyed order of the parts, then each worker writes its part
         t0 = time.perf_counter()
         part_groups = [int(s[0]) for s in summaries]
-        manifest = _combine_manifests(algorithm, [s[1] for s in summaries], partitioning, seed)
+        manifest = combine_manifests(algorithm, [s[1] for s in summaries], partitioning, seed)
         how = {k: manifest.get(k) for k in ("algorithm", "parameters", "seed")}
         layout_key = export_order.release_key(
             export_key,

@@ -65,20 +65,20 @@ class WrittenCheck:
     def to_json(self) -> dict[str, Any]:
         """Plain Python types (for ``--json``), as :meth:`CheckResult.to_json` without the
         per-group values; ``violating_groups`` lists at most :data:`MAX_LISTED` ids per part."""
-        from anonlab.models.result import _plain
+        from anonlab.models.result import plain_json
 
         return {
             "model": self.model,
-            "parameters": _plain(self.parameters),
+            "parameters": plain_json(self.parameters),
             "holds": bool(self.holds),
-            "value": _plain(self.value),
-            "worst_group": _plain(self.worst_group),
-            "worst_value": _plain(self.worst_value),
+            "value": plain_json(self.value),
+            "worst_group": plain_json(self.worst_group),
+            "worst_value": plain_json(self.worst_value),
             "n_groups": int(self.n_groups),
             "n_violating_groups": int(self.n_violating_groups),
             "violating_groups": [int(g) for g in self.violating_groups],
             "violating_records": int(self.violating_records),
-            "details": _plain(self.details),
+            "details": plain_json(self.details),
         }
 
     def summary(self) -> str:

@@ -84,18 +84,18 @@ class CheckResult:
         """
         out: dict[str, Any] = {
             "model": self.model,
-            "parameters": _plain(self.parameters),
+            "parameters": plain_json(self.parameters),
             "holds": bool(self.holds),
-            "value": _plain(self.value),
-            "worst_group": _plain(self.worst_group),
-            "worst_value": _plain(self.worst_value),
+            "value": plain_json(self.value),
+            "worst_group": plain_json(self.worst_group),
+            "worst_value": plain_json(self.worst_value),
             "n_groups": int(len(self.per_group)),
             "violating_groups": [int(g) for g in self.violating_groups],
             "violating_records": int(self.violating_records),
-            "details": _plain(self.details),
+            "details": plain_json(self.details),
         }
         if per_group:
-            out["per_group"] = _plain(self.per_group)
+            out["per_group"] = plain_json(self.per_group)
         return out
 
 
@@ -117,14 +117,14 @@ def _fmt(v: object) -> str:
     return f"{v:.4g}" if isinstance(v, float) else str(v)
 
 
-def _plain(v: Any) -> Any:
+def plain_json(v: Any) -> Any:
     """numpy scalars/arrays, tuples and non-finite floats -> JSON-ready Python values."""
     if isinstance(v, np.ndarray):
-        return [_plain(x) for x in v.tolist()]
+        return [plain_json(x) for x in v.tolist()]
     if isinstance(v, dict):
-        return {str(k): _plain(x) for k, x in v.items()}
+        return {str(k): plain_json(x) for k, x in v.items()}
     if isinstance(v, list | tuple):
-        return [_plain(x) for x in v]
+        return [plain_json(x) for x in v]
     if isinstance(v, np.generic):
         v = v.item()
     if isinstance(v, float) and not math.isfinite(v):
