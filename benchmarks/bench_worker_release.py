@@ -72,6 +72,16 @@ def _template():
 
 
 def _peak() -> int:
+    """This process's peak resident set size in bytes: ``VmHWM`` of /proc/self/status, which
+    starts afresh at ``exec`` (``ru_maxrss`` does not: a child forked from a parent that holds
+    the generated data would report the parent's size)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kilobytes on Linux
 
 
@@ -81,7 +91,7 @@ def child_one_machine(path: str, algorithm: str, out: pathlib.Path) -> dict:
 
     from anonlab.anonymize import anonymize
     from anonlab.distributed.worker_cuts import row_group_rows
-    from anonlab.distributed.worker_release import ROW, read_coded_frame
+    from anonlab.distributed.worker_input import ROW, read_coded_frame
     from anonlab.models.defaults import default_checks
     from anonlab.release_io.export import write_published
     from anonlab.table import Table
@@ -126,7 +136,10 @@ def child_workers(path: str, algorithm: str, workers: int, out: pathlib.Path, ma
         received = [0]
 
         def count(kind, value):
-            received[0] += len(json.dumps(value, default=lambda o: np.asarray(o).tolist()))
+            size = getattr(value, "nbytes", None)  # arrays and sparse histograms
+            if size is None:  # summaries, checksums: their JSON text
+                size = len(json.dumps(value, default=lambda o: np.asarray(o).tolist()))
+            received[0] += int(size)
 
         t0 = time.perf_counter()
         result = anonymize_on_workers(client, path, template, algorithm, out, l=L,
