@@ -185,13 +185,30 @@ def foreground_attack(
     sets = frequent_sets_of_rows(index, options.J, top)
     if include_empty:
         sets = [(), *sets]
+    return attack_on_rows(release, release, index, sets, targets, options, threads)
+
+
+def attack_on_rows(
+    release: Release,
+    statistics: Release,
+    index: RowIndex,
+    sets: Sequence[tuple[str, ...]],
+    targets: list,
+    options: MiningOptions,
+    threads: int | None,
+) -> ForegroundResult:
+    """Steps 2-3 of Algorithm 1 once the distinct rows (``index``) and the attribute ``sets``
+    are known: every (attribute set, target) mined on ``threads`` threads, folded into ``p*``
+    in enumeration order. ``statistics`` answers the group statistics (``release`` itself on
+    one machine; a release with map-reduced statistics on a cluster,
+    :mod:`anonlab.distributed.measures.foreground`)."""
     n = release.table.n_rows
     p_star = np.full(n, -np.inf)
     best_a = np.full(n, -1, dtype=np.int64)
     best_x = np.full(n, -1, dtype=np.int64)
     baseline = np.zeros(n)
     prepared = []
-    for target, n_x, rate, base in target_counts(release, targets):
+    for target, n_x, rate, base in target_counts(statistics, targets):
         baseline = np.maximum(baseline, rate[release.group])
         prepared.append((target, GroupLayout(release.group, release.n_groups, n_x), base))
 
@@ -207,7 +224,7 @@ def foreground_attack(
             signatures = index.signatures(attrs_a)
             for xi, (target, layout, base) in enumerate(prepared):
                 yield functools.partial(
-                    _mine, ai, xi, release, attrs_a, target, layout, signatures, options, base
+                    _mine, ai, xi, statistics, attrs_a, target, layout, signatures, options, base
                 )
 
     dists, reports = [], []

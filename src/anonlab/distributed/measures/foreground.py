@@ -22,7 +22,6 @@ included.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -154,15 +153,6 @@ def mine_global_distribution_distributed(
     return dist, report
 
 
-def _mine(ai, xi, release, attributes, target, layout, signatures, options, base):
-    from anonlab.attacks.foreground.global_distribution import mine_from_layout
-
-    dist, rep, posterior = mine_from_layout(
-        release, attributes, target, layout, signatures, options, base
-    )
-    return ai, xi, layout, dist, rep, posterior
-
-
 def foreground_attack_distributed(
     release: Release,
     sensitive_values: Any = None,
@@ -184,8 +174,8 @@ def foreground_attack_distributed(
     single machine's.
     """
     from anonlab.attacks.foreground.algorithm import (
+        attack_on_rows,
         foreground_attack,
-        foreground_result,
         frequent_sets_of_rows,
     )
     from anonlab.attacks.foreground.inputs import (
@@ -194,10 +184,7 @@ def foreground_attack_distributed(
         require_groups,
         resolve_targets,
         search_attributes,
-        target_counts,
     )
-    from anonlab.attacks.foreground.kernel import GroupLayout
-    from anonlab.threads import in_order
 
     o = keyword_options(foreground_attack, options)
     search = {name: o.pop(name) for name in ("attributes", "max_attributes", "include_empty")}
@@ -214,40 +201,4 @@ def foreground_attack_distributed(
     sets = frequent_sets_of_rows(index, mining.J, top)
     if search["include_empty"]:
         sets = [(), *sets]
-    n = release.table.n_rows
-    p_star = np.full(n, -np.inf)
-    best_a = np.full(n, -1, dtype=np.int64)
-    best_x = np.full(n, -1, dtype=np.int64)
-    baseline = np.zeros(n)
-    prepared = []
-    for target, n_x, rate, base in target_counts(proxy, targets):
-        baseline = np.maximum(baseline, rate[release.group])
-        prepared.append((target, GroupLayout(release.group, release.n_groups, n_x), base))
-
-    def take(records: np.ndarray, p: np.ndarray | float, ai: int, xi: int) -> None:
-        better = p > p_star[records]
-        chosen = records[better]
-        p_star[chosen] = p[better] if isinstance(p, np.ndarray) else p
-        best_a[chosen] = ai
-        best_x[chosen] = xi
-
-    def problems():  # each (attribute set, target) on its own; signatures made lazily
-        for ai, attrs_a in enumerate(sets):
-            signatures = index.signatures(attrs_a)
-            for xi, (target, layout, base) in enumerate(prepared):
-                yield functools.partial(
-                    _mine, ai, xi, proxy, attrs_a, target, layout, signatures, mining, base
-                )
-
-    dists, reports = [], []
-    # as on one machine: mined on threads, folded into p* in enumeration order
-    for ai, xi, layout, dist, rep, posterior in in_order(problems(), threads):
-        if ai == 0:  # p = 0 and p = 1 in groups without / all x: the same for every set
-            take(layout.zero, 0.0, ai, xi)
-            take(layout.one, 1.0, ai, xi)
-        take(posterior.records, posterior.member, ai, xi)
-        dists.append(dist)
-        reports.append(rep)
-    return foreground_result(
-        p_star, baseline, best_a, best_x, sets, targets, dists, reports, mining
-    )
+    return attack_on_rows(release, proxy, index, sets, targets, mining, threads)
