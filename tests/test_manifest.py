@@ -25,7 +25,7 @@ from anonlab.manifest import (
     read_manifest,
     validate_manifest,
 )
-from anonlab.release_io.folder import _json_default
+from anonlab.release_io.folder import json_default as _json_default
 from anonlab.table import Table
 
 SRC = "manifest.json"
