@@ -594,7 +594,7 @@ def anonymize_on_workers(
         # Dask's own P2P shuffle, routed by the ``_partitions`` column as it is (the part):
         # the public DataFrame.shuffle would hash it, putting several parts on one output
         # partition and leaving others empty; Shuffle is the expression that public method
-        # lowers to (dask 2024.12+), after it has computed that column itself.
+        # lowers to, after it has computed that column itself (dask.dataframe.dask_expr).
         shuffled = new_collection(Shuffle(frame.expr, "_partitions", n_parts, True, "p2p"))
         part_frames = client.compute(shuffled.to_delayed())
         del tagged, frame, shuffled
