@@ -424,8 +424,17 @@ def anonymize_on_workers(
         The algorithm's parameters (``k``, ``l``, ``sensitive_values``, ...).
     """
     import dask.dataframe as dd
-    from dask.dataframe.dask_expr._collection import new_collection
-    from dask.dataframe.dask_expr._shuffle import Shuffle
+
+    try:  # the expression layer of dask.dataframe (dask 2025.1 and later)
+        from dask.dataframe.dask_expr._collection import new_collection
+        from dask.dataframe.dask_expr._shuffle import Shuffle
+    except ImportError:  # pragma: no cover - an older dask
+        import dask
+
+        raise AnonlabError(
+            f"the workers' path needs dask 2025.1 or later (dask {dask.__version__} is "
+            "installed): pip install -U 'anonlab[distributed]'"
+        ) from None
 
     import distributed
     from anonlab.anonymize import publication_scheme
