@@ -87,6 +87,7 @@ def _same_partition(a: np.ndarray, b: np.ndarray) -> bool:
         ("mondrian", {"l": 4}, 2_000),
         ("mondrian", {"k": 10}, 1_500),
         ("mondrian+", {"l": 4}, 2_000),
+        ("mondrian", {"l": 5, "sensitive_values": ["2", "26"]}, 2_000),
     ],
 )
 def test_mondrian_groups_and_labels_equal_one_machine(
