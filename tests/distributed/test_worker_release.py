@@ -123,9 +123,18 @@ def test_mondrian_groups_and_labels_equal_one_machine(
     assert dict(counts) == {(g, v): c for (g, v), c in reference.items()}
     # the driver received counts, histograms, summaries and checksums: no record
     assert set(kinds) <= {"value counts", "histogram", "part sizes", "part summaries", "files"}
+    checked = 0
     for kind, value in received:
-        if isinstance(value, np.ndarray):
+        if kind == "histogram":  # a level's cells: one row per open partition, not per record
+            dense = value.dense()
+            assert (
+                2 * dense.shape[0] <= N and dense.sum() <= len(census_table.quasi_identifiers) * N
+            ), kind
+            checked += 1
+        elif isinstance(value, np.ndarray):
             assert value.dtype == np.int64 and N not in value.shape, kind
+            checked += 1
+    assert checked >= 3  # the value counts, the part sizes and at least one level
     if algorithm == "mondrian+":
         assert release.manifest["refused_splits"] == single.manifest["refused_splits"]
 
@@ -261,6 +270,13 @@ def test_bad_input_fails_whole_and_names_the_problem(
             frame, quasi_identifiers=["missing"], sensitive=census_table.sensitive
         )
         _run(dask_client, census_parquet, renamed, "anatomy", out, l=2)
+    # t-closeness per part would be measured against the part's distribution: refused, as is
+    # a parameter the algorithm does not take, before any work
+    with pytest.raises(AnonlabError, match="'t' is not available on the workers' path"):
+        _run(dask_client, census_parquet, census_table, "mondrian", out, l=2, t=0.2)
+    with pytest.raises(AnonlabError, match="anatomy has no parameter 'k'"):
+        _run(dask_client, census_parquet, census_table, "anatomy", out, l=2, k=5)
+    assert not out.exists()
     out.mkdir()
     with pytest.raises(AnonlabError, match="exists"):
         _run(dask_client, census_parquet, census_table, "anatomy", out, l=2)
@@ -342,6 +358,8 @@ def test_cli_on_workers_publishes_what_one_machine_publishes(
         (["--cluster", "ADDRESS", "--algorithm", "mask"], "does not run with --on-workers"),
         (["--cluster", "ADDRESS", "--resample", "100"], "--resample draws records"),
         (["--cluster", "ADDRESS", "--t", "0.2"], "--t is not available with --on-workers"),
+        (["--cluster", "ADDRESS", "--min-exp", "0.9"], "--min-exp is not available"),
+        (["--cluster", "ADDRESS", "--algorithm", "anatomy", "--k", "5"], "no parameter 'k'"),
     ],
 )
 def test_cli_on_workers_refuses_what_it_cannot_do(

@@ -23,26 +23,8 @@ from anonlab.cli.loading import DataOptions
 from anonlab.cli.output import column_summary, emit_json, say, stage
 from anonlab.errors import AnonlabError
 
-#: Options of ``anonlab anonymize`` that the workers' path does not take (name -> option).
-UNSUPPORTED = {
-    "m": "--m",
-    "model": "--model",
-    "c": "--c",
-    "t": "--t",
-    "distance": "--distance",
-    "metric": "--metric",
-    "suppression": "--suppression",
-    "max_checks": "--max-checks",
-    "max_seconds": "--max-seconds",
-    "scheme": "--scheme",
-    "levels": "--levels",
-    "min_expectation": "--min-exp",
-    "max_conditions": "--max-conditions",
-    "rules": "--rules",
-    "suppress": "--suppress",
-    "fill": "--fill",
-    "as_one_value": "--as-one-value",
-}
+#: Options of ``anonlab anonymize`` spelled otherwise than their parameter.
+OPTION_NAMES = {"min_expectation": "--min-exp"}
 
 
 def check_on_workers_options(
@@ -50,7 +32,7 @@ def check_on_workers_options(
     resample: int | None, params: dict[str, Any],
 ) -> None:  # fmt: skip
     """Refuse, before any work, what ``--on-workers`` cannot do, naming the option."""
-    from anonlab.distributed.worker_release import ALGORITHMS
+    from anonlab.distributed.worker_release import ALGORITHMS, PARAMETERS, check_parameters
 
     if cluster is None and workers is None:
         raise AnonlabError(
@@ -70,9 +52,11 @@ def check_on_workers_options(
             f"--algorithm {algorithm!r} does not run with --on-workers; use one of "
             f"{list(ALGORITHMS)} (or leave out --on-workers)"
         )
-    given = [option for name, option in UNSUPPORTED.items() if params.get(name) is not None]
+    given = [name for name, v in params.items() if v is not None and name not in PARAMETERS]
     if given:
-        raise AnonlabError(f"{given[0]} is not available with --on-workers")
+        option = OPTION_NAMES.get(given[0], "--" + given[0].replace("_", "-"))
+        raise AnonlabError(f"{option} is not available with --on-workers")
+    check_parameters(algorithm, params)  # e.g. --k for Anatomy, before any work
 
 
 def template(client: object, data: DataOptions, as_json: bool):

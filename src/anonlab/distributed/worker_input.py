@@ -70,7 +70,7 @@ class InputFile:
         given (:func:`anonlab.release_io.detect_separator`)."""
         p = Path(path)
         if not p.is_file():
-            raise AnonlabError(f"input file {str(path)!r} does not exist")
+            raise AnonlabError(f"input file {str(path)!r} does not exist or is not a file")
         if p.suffix.lower() in PARQUET_SUFFIXES:
             return cls(str(p), "parquet")
         if sep is None:
@@ -124,6 +124,16 @@ def read_coded_frame(
             code = recode[name][code]
         cols[code_column(i)] = code.astype(np.int32)
     return pd.DataFrame(cols, copy=False)
+
+
+def read_meta(names: Sequence[str]) -> pd.DataFrame:
+    """The empty frame :func:`read_coded_frame` returns for ``names`` (the shuffle's meta)."""
+    import pandas as pd
+
+    cols: dict[str, np.ndarray] = {ROW: np.zeros(0, dtype=np.int64)}
+    for i in range(len(names)):
+        cols[code_column(i)] = np.zeros(0, dtype=np.int32)
+    return pd.DataFrame(cols)
 
 
 def parse_csv_block(data: bytes, block: int, header: list[str], sep: str) -> pd.DataFrame:
@@ -190,6 +200,7 @@ def _read_task(path, row_group, row0, names, coding) -> pd.DataFrame:
 
 
 def _code_task(frame, block, row0, names, coding) -> pd.DataFrame:
+    """The task that codes a parsed CSV block (``coding`` is ``(domains, recode)``)."""
     return code_text_frame(frame, block, row0, names, *coding)
 
 
@@ -247,21 +258,18 @@ def coded_blocks(
     if source.kind == "csv" and recode is None:  # a table's values, matched as CSV text
         raw = {name: text_of(values) for name, values in raw.items()}
     [coding] = client.scatter([(raw, recode)], broadcast=True, hash=False)
-    if source.kind == "parquet":
+    names = list(names)
+    if source.kind == "parquet":  # a block is a row group, read by its task
         rows = block_rows(client, source)
-        starts = np.concatenate([[0], np.cumsum(rows)[:-1]]).astype(np.int64).tolist()
-        blocks = [
-            client.submit(
-                _read_task, source.path, g, starts[g], list(names), coding, pure=False, retries=2
-            )  # fmt: skip
-            for g in range(len(rows))
-        ]
-        return blocks, rows
-    frames, rows = csv_frames(client, source)
-    starts = np.concatenate([[0], np.cumsum(rows)[:-1]]).astype(np.int64).tolist()
+        inputs = [(_read_task, source.path, g) for g in range(len(rows))]
+    else:  # a block is a parsed CSV block, already on a worker
+        frames, rows = csv_frames(client, source)
+        inputs = [(_code_task, frame, b) for b, frame in enumerate(frames)]
+    counts = np.asarray(rows, dtype=np.int64)
+    starts = (np.cumsum(counts) - counts).tolist()  # each block's first record
     blocks = [
-        client.submit(_code_task, f, b, starts[b], list(names), coding, pure=False)
-        for b, f in enumerate(frames)
+        client.submit(task, where, block, start, names, coding, pure=False, retries=2)
+        for (task, where, block), start in zip(inputs, starts, strict=True)
     ]
     return blocks, rows
 
@@ -283,7 +291,6 @@ def domain_frame(
     (:func:`template_from_file`). Types are then decided from the distinct values: where the
     single-machine reader weighs records (a column that is mostly numbers but holds some text is
     an error naming a row), this frame weighs values; declare such a column's type to be sure."""
-    import pandas as pd
 
     from anonlab.distributed.worker_cuts import parquet_domains, received
 
@@ -305,12 +312,22 @@ def domain_frame(
     empty = [name for name in columns if len(domains[name]) == 0]
     if empty:
         raise AnonlabError(f"column {empty[0]!r} of {source.path!r} has no value (all missing)")
-    longest = max((len(d) for d in domains.values()), default=0)
-    cols = {}
-    for name in columns:
-        d = domains[name]
-        cols[name] = np.concatenate([d, np.repeat(d[:1], longest - len(d))])
-    return pd.DataFrame(cols)
+    return padded_frame({name: domains[name] for name in columns})
+
+
+def padded_frame(values: dict[str, np.ndarray]) -> pd.DataFrame:
+    """One column per entry of ``values`` (each non-empty), padded with its first value to the
+    longest one's length: a frame of domains, which :class:`FileTemplate` reads back (the
+    distinct values first, in their order)."""
+    import pandas as pd
+
+    longest = max((len(v) for v in values.values()), default=0)
+    return pd.DataFrame(
+        {
+            name: np.concatenate([v, np.repeat(v[:1], longest - len(v))])
+            for name, v in values.items()
+        }
+    )
 
 
 @dataclass

@@ -71,7 +71,7 @@ import numpy as np
 from anonlab import export_order
 from anonlab._validation import check_choice, check_int, check_seed
 from anonlab.distributed.worker_cuts import received, tree_sum
-from anonlab.distributed.worker_input import ROW, FileTemplate, InputFile, code_column
+from anonlab.distributed.worker_input import ROW, FileTemplate, InputFile, code_column, read_meta
 from anonlab.errors import AnonlabError
 from anonlab.release_io.folder import file_sha256
 
@@ -201,12 +201,12 @@ def _anonymize_part(
     from anonlab.table import Table
 
     t0 = time.perf_counter()
-    parts = np.unique(frame[PART].to_numpy()) if len(frame) else np.zeros(0, dtype=np.int32)
-    if len(frame) != expected_rows or (len(parts) and (len(parts) != 1 or parts[0] != part)):
+    arrived = frame[PART].to_numpy()
+    if len(frame) != expected_rows or (len(arrived) and not arrived.min() == arrived.max() == part):
         raise AnonlabError(
-            f"part {part} arrived with {len(frame)} records of parts {parts[:5].tolist()}; "
-            f"{expected_rows} records of part {part} were sent (the shuffle lost or misrouted "
-            "records)"
+            f"part {part} arrived with {len(frame)} records of parts "
+            f"{np.unique(arrived)[:5].tolist()}; {expected_rows} records of part {part} were "
+            "sent (the shuffle lost or misrouted records)"
         )
     frame = frame.sort_values(ROW, kind="stable")
     names = template.schema.names
@@ -266,13 +266,8 @@ def _write_part(
     write_published(release, base, published_format, plan=(order, published_id), file_names=names)
     records = f"publisher/records/{stem}.parquet"
     (base / records).parent.mkdir(parents=True, exist_ok=True)
-    sorted_rows = np.argsort(result.row, kind="stable")  # in input order, not the export's
-    frame = pa.table(
-        {
-            "row": pa.array(result.row[sorted_rows]),
-            "group": pa.array(published_id[release.group[sorted_rows]]),
-        }
-    )
+    # in input order (the part was sorted by row before the algorithm), not the export's
+    frame = pa.table({"row": pa.array(result.row), "group": pa.array(published_id[release.group])})
     pq.write_table(frame, base / records, compression="zstd")
     files = {}
     for rel in [*names, records]:
@@ -289,21 +284,33 @@ class WorkerRelease:
 
     path: Path
     algorithm: str
-    n_rows: int
-    n_groups: int
-    n_parts: int
     part_rows: list[int]
     part_groups: list[int]
     manifest: dict
     files: dict[str, dict]
     timings: dict[str, float] = field(default_factory=dict)
 
+    @property
+    def n_rows(self) -> int:
+        return int(sum(self.part_rows))
 
-def _merge_counts(answers) -> tuple[np.ndarray, np.ndarray]:
-    values = np.concatenate([a[0] for a in answers]) if answers else np.zeros(0, np.uint64)
-    counts = np.concatenate([a[1] for a in answers]) if answers else np.zeros(0, np.int64)
+    @property
+    def n_groups(self) -> int:
+        return int(sum(self.part_groups))
+
+    @property
+    def n_parts(self) -> int:
+        return len(self.part_rows)
+
+
+def _merge_counts(*answers) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct keys, summed counts) of several (keys, counts) pairs: a reduce task's step."""
+    values = np.concatenate([a[0] for a in answers])
+    counts = np.concatenate([a[1] for a in answers]).astype(np.int64)
     distinct, inverse = np.unique(values, return_inverse=True)
-    return distinct, np.bincount(inverse, weights=counts, minlength=len(distinct)).astype(np.int64)
+    summed = np.zeros(len(distinct), dtype=np.int64)
+    np.add.at(summed, inverse, counts)  # exact: no float weights
+    return distinct, summed
 
 
 def _hilbert_runs(client, blocks, template, qi, max_rows, on_gather):
@@ -327,17 +334,12 @@ def _hilbert_runs(client, blocks, template, qi, max_rows, on_gather):
     while True:
         depth = min(total, depth + HILBERT_BUCKET_BITS)
         shift = total - depth
-        answers = client.gather(
-            client.map(
-                _prefix_counts,
-                keys,
-                [shift] * len(keys),
-                [heavy] * len(keys),
-                [heavy_shift] * len(keys),
-                pure=False,
-            )  # fmt: skip
-        )
-        prefixes, counts = received("hilbert key counts", _merge_counts(answers), on_gather)
+        maps = client.map(
+            _prefix_counts, keys, [shift] * len(keys), [heavy] * len(keys),
+            [heavy_shift] * len(keys), pure=False,
+        )  # fmt: skip
+        reduced = tree_sum(client, maps, combine=_merge_counts).result()  # merged on workers
+        prefixes, counts = received("hilbert key counts", reduced, on_gather)
         split = (counts > max_rows) & (shift > 0)
         light = ~split
         cell_low.append(prefixes[light] << np.uint64(shift))
@@ -352,6 +354,132 @@ def _hilbert_runs(client, blocks, template, qi, max_rows, on_gather):
     run_of_cell = runs_of_buckets(count, max_rows)
     runs = client.map(_cell_runs, keys, [low] * len(keys), [run_of_cell] * len(keys), pure=False)
     return runs, int(run_of_cell.max()) + 1 if len(run_of_cell) else 1
+
+
+def _run_parts(
+    client, blocks, n, template, qi, s_index, constrained, algorithm, l, seed, max_rows, on_gather
+):
+    """Anatomy's and the Hilb family's parts: runs (random, or of the Hilbert order) merged
+    until ℓ-eligible. Returns (run of each record per block, part of each run, part sizes,
+    Partitioning without per-record parts)."""
+    from anonlab.distributed.partitioning import Partitioning, merge_plan
+
+    n_values = len(constrained)
+    if algorithm == "anatomy":
+        n_runs = max(1, -(-n // max_rows))
+        runs = client.map(
+            _random_runs, blocks, [seed] * len(blocks), range(len(blocks)),
+            [n_runs] * len(blocks), pure=False,
+        )  # fmt: skip
+        method = "random-runs"
+    else:
+        runs, n_runs = _hilbert_runs(client, blocks, template, qi, max_rows, on_gather)
+        method = "hilbert-runs"
+    maps = client.map(
+        _run_histogram, blocks, runs, [s_index] * len(blocks), [n_values] * len(blocks),
+        [n_runs] * len(blocks), pure=False,
+    )  # fmt: skip
+    hist = received("run histograms", tree_sum(client, maps).result(), on_gather)
+    hist = hist.reshape(n_runs, n_values)
+    part_of_run, members = merge_plan(hist, constrained, l)
+    sizes = np.array([int(hist[m].sum()) for m in members], dtype=np.int64)
+    partitioning = Partitioning(
+        part=np.zeros(0, dtype=np.int32),
+        n_parts=len(members),
+        method=method,
+        merges=[m for m in members if len(m) > 1],
+        runs=n_runs,
+    )
+    return runs, part_of_run, sizes, partitioning
+
+
+def _mondrian_parts(
+    client, path, blocks, rows, template, qi, s_index, domains, params, algorithm, k, l,
+    max_rows, on_gather,
+):  # fmt: skip
+    """The Mondrian family's parts: the driver's cuts from the workers' level histograms
+    (:func:`~anonlab.distributed.worker_cuts.mondrian_cuts_on_workers`). Returns (part of each
+    record per block, None, part sizes, Partitioning without per-record parts)."""
+    from anonlab.distributed.partitioning import Partitioning
+    from anonlab.distributed.worker_cuts import mondrian_cuts_on_workers
+
+    cut_blocks = client.map(
+        _cut_view, blocks, [qi] * len(blocks), [s_index] * len(blocks), pure=False
+    )
+    cuts = mondrian_cuts_on_workers(
+        client,
+        path,
+        template.quasi_identifiers,
+        template.sensitive,
+        params.get("sensitive_values"),
+        k=k,
+        l=l,
+        look_ahead=algorithm != "mondrian",
+        max_partition_rows=max_rows,
+        domains=domains,
+        on_gather=on_gather,
+        blocks=cut_blocks,
+        block_rows=rows,
+    )
+    maps = client.map(_part_sizes, cuts.part_futures, [cuts.n_parts] * len(blocks), pure=False)
+    sizes = received("part sizes", tree_sum(client, maps).result(), on_gather)
+    partitioning = Partitioning(
+        part=np.zeros(0, dtype=np.int32),
+        n_parts=cuts.n_parts,
+        method="mondrian-cuts",
+        cuts=cuts.cuts,
+        refused_splits=cuts.refused_splits,
+        oversized=cuts.oversized,
+    )
+    return cuts.part_futures, None, sizes, partitioning
+
+
+def _part_layout(
+    export_key: bytes, how: dict, sizes: np.ndarray, part_groups: list[int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """(file index of each part, first published group id of each part): the parts' files and
+    id ranges in a keyed random order (the key derived from the export key and the parts'
+    sizes and group counts)."""
+    n_parts = len(part_groups)
+    layout_key = export_order.release_key(
+        export_key, json.dumps([how, sizes.tolist(), part_groups], default=str).encode("utf-8")
+    )
+    file_index = np.empty(n_parts, dtype=np.int64)
+    file_index[export_order.keyed_permutation(layout_key, b"part files", n_parts)] = np.arange(
+        n_parts
+    )
+    by_file = np.argsort(file_index)
+    offsets = np.zeros(n_parts, dtype=np.int64)
+    offsets[by_file] = np.concatenate([[0], np.cumsum(np.array(part_groups)[by_file])[:-1]])
+    return file_index, offsets
+
+
+#: The algorithms' parameters the workers' path takes (and ``seed``): the model its parts are
+#: cut for. Others are refused: ``t``/``distance`` (each part would measure t-closeness against
+#: its own distribution, not the table's), ``scheme`` (the published files are each algorithm's
+#: default form) and ``as_one_value`` (values merged before the parts are cut).
+PARAMETERS = ("k", "l", "sensitive_values", "variant")
+
+
+def check_parameters(algorithm: str, params: dict) -> dict:
+    """``params`` without None values, after refusing one the algorithm does not take, or
+    one the workers' path does not (:data:`PARAMETERS`); the error names it."""
+    from anonlab.anonymize import parameters
+
+    params = {k: v for k, v in params.items() if v is not None}
+    accepted = [p for p in parameters(algorithm) if p != "seed"]
+    for name in params:
+        if name not in accepted:
+            raise AnonlabError(
+                f"{algorithm} has no parameter {name!r}; its parameters are {accepted}"
+            )
+        if name not in PARAMETERS:
+            raise AnonlabError(
+                f"parameter {name!r} is not available on the workers' path (it takes "
+                f"{[p for p in accepted if p in PARAMETERS]}); run anonymize_distributed or "
+                "the single-machine anonymize for it"
+            )
+    return params
 
 
 def _params_for(algorithm: str, params: dict) -> tuple[int, int]:
@@ -442,8 +570,6 @@ def anonymize_on_workers(
     from anonlab.atomic_output import atomic_directory, owner_only
     from anonlab.distributed.anonymize import combine_manifests, partition_seeds
     from anonlab.distributed.cluster import worker_count
-    from anonlab.distributed.partitioning import Partitioning, merge_plan
-    from anonlab.distributed.worker_cuts import mondrian_cuts_on_workers
     from anonlab.distributed.worker_input import coded_blocks
     from anonlab.distributed.written_release import PATH_MARK, write_manifest
     from anonlab.release import require_no_value_sets
@@ -455,11 +581,7 @@ def anonymize_on_workers(
     published_format = check_choice("published_format", published_format, PUBLISHED_FORMATS)
     seed = check_seed(seed)
     max_rows = check_int("max_partition_rows", max_partition_rows, minimum=1)
-    params = {k: v for k, v in params.items() if v is not None}
-    if params.get("as_one_value"):
-        raise AnonlabError(
-            "as_one_value is not supported on the workers' path; run anonymize_distributed"
-        )
+    params = check_parameters(algorithm, params)
     if export_key is None:
         export_key = export_order.new_export_key()
     elif len(export_key) != export_order.KEY_BYTES:
@@ -520,77 +642,17 @@ def anonymize_on_workers(
         if l > 1:
             require_l_eligible_counts(counts, l, constrained, domains[sens], sens)
         # 2. the parts
-        part_of_run = None
-        if algorithm == "anatomy" or algorithm in HILB:
-            if algorithm == "anatomy":
-                n_runs = max(1, -(-n // max_rows))
-                runs = client.map(
-                    _random_runs, blocks, [seed] * len(blocks), range(len(blocks)),
-                    [n_runs] * len(blocks), pure=False,
-                )  # fmt: skip
-                method = "random-runs"
-            else:
-                runs, n_runs = _hilbert_runs(client, blocks, template, qi, max_rows, on_gather)
-                method = "hilbert-runs"
-            hist = tree_sum(
-                client,
-                client.map(
-                    _run_histogram,
-                    blocks,
-                    runs,
-                    [s_index] * len(blocks),
-                    [n_values] * len(blocks),
-                    [n_runs] * len(blocks),
-                    pure=False,
-                ),  # fmt: skip
-            ).result()
-            hist = received("run histograms", hist, on_gather).reshape(n_runs, n_values)
-            part_of_run, members = merge_plan(hist, constrained, l)
-            part_futures = runs
-            n_parts = len(members)
-            sizes = np.array([int(hist[m].sum()) for m in members], dtype=np.int64)
-            partitioning = Partitioning(
-                part=np.zeros(0, dtype=np.int32),
-                n_parts=n_parts,
-                method=method,
-                merges=[m for m in members if len(m) > 1],
-                runs=n_runs,
-            )
+        if algorithm.startswith("mondrian"):
+            part_futures, part_of_run, sizes, partitioning = _mondrian_parts(
+                client, path, blocks, rows, template, qi, s_index, domains, params,
+                algorithm, k, l, max_rows, on_gather,
+            )  # fmt: skip
         else:
-            cut_blocks = client.map(
-                _cut_view, blocks, [qi] * len(blocks), [s_index] * len(blocks), pure=False
-            )
-            cuts = mondrian_cuts_on_workers(
-                client,
-                path,
-                template.quasi_identifiers,
-                sens,
-                params.get("sensitive_values"),
-                k=k,
-                l=l,
-                look_ahead=algorithm != "mondrian",
-                max_partition_rows=max_rows,
-                domains=domains,
-                on_gather=on_gather,
-                blocks=cut_blocks,
-                block_rows=rows,
-            )
-            del cut_blocks
-            part_futures = cuts.part_futures
-            n_parts = cuts.n_parts
-            sizes = tree_sum(
-                client,
-                client.map(_part_sizes, part_futures, [n_parts] * len(blocks), pure=False),
-            ).result()
-            sizes = received("part sizes", sizes, on_gather)
-            partitioning = Partitioning(
-                part=np.zeros(0, dtype=np.int32),
-                n_parts=n_parts,
-                method="mondrian-cuts",
-                cuts=cuts.cuts,
-                refused_splits=cuts.refused_splits,
-                oversized=cuts.oversized,
-            )
+            part_futures, part_of_run, sizes, partitioning = _run_parts(
+                client, blocks, n, template, qi, s_index, constrained, algorithm, l, seed,
+                max_rows, on_gather,
+            )  # fmt: skip
+        n_parts = partitioning.n_parts
         timings["parts"] = time.perf_counter() - t0
         # 3. the shuffle: one output partition per part
         t0 = time.perf_counter()
@@ -634,17 +696,7 @@ def anonymize_on_workers(
         part_groups = [int(s[0]) for s in summaries]
         manifest = combine_manifests(algorithm, [s[1] for s in summaries], partitioning, seed)
         how = {k: manifest.get(k) for k in ("algorithm", "parameters", "seed")}
-        layout_key = export_order.release_key(
-            export_key,
-            json.dumps([how, sizes.tolist(), part_groups], default=str).encode("utf-8"),
-        )
-        file_index = np.empty(n_parts, dtype=np.int64)
-        file_index[export_order.keyed_permutation(layout_key, b"part files", n_parts)] = np.arange(
-            n_parts
-        )
-        by_file = np.argsort(file_index)
-        offsets = np.zeros(n_parts, dtype=np.int64)
-        offsets[by_file] = np.concatenate([[0], np.cumsum(np.array(part_groups)[by_file])[:-1]])
+        file_index, offsets = _part_layout(export_key, how, sizes, part_groups)
         written = client.gather(
             client.map(
                 _write_part,
@@ -689,22 +741,9 @@ def anonymize_on_workers(
     return WorkerRelease(
         path=Path(out),
         algorithm=algorithm,
-        n_rows=n,
-        n_groups=int(sum(part_groups)),
-        n_parts=n_parts,
         part_rows=sizes.tolist(),
         part_groups=part_groups,
         manifest=manifest,
         files=files,
         timings=timings,
     )
-
-
-def read_meta(names: Sequence[str]) -> pd.DataFrame:
-    """The empty frame :func:`read_coded_frame` returns for ``names`` (the shuffle's meta)."""
-    import pandas as pd
-
-    cols: dict[str, np.ndarray] = {ROW: np.zeros(0, dtype=np.int64)}
-    for i in range(len(names)):
-        cols[code_column(i)] = np.zeros(0, dtype=np.int32)
-    return pd.DataFrame(cols)

@@ -47,8 +47,7 @@ def write_manifest(root: Path, manifest: dict, template, export_key: bytes) -> d
     """Write the template, its hierarchies, the key and the sealed manifest into ``root``
     (the temporary folder the workers wrote their parts into). ``manifest["files"]`` already
     lists the parts' files; the driver's files are added. Returns the manifest written."""
-    import pandas as pd
-
+    from anonlab.distributed.worker_input import padded_frame
     from anonlab.release_io.folder import file_sha256, hierarchy_files, json_default
 
     root = Path(root)
@@ -62,16 +61,9 @@ def write_manifest(root: Path, manifest: dict, template, export_key: bytes) -> d
             template.schema[entry["name"]].hierarchy.to_csv(root / entry["hierarchy_file"])
     names = list(template.schema.names)
     sizes = {name: len(template.values[name]) for name in names}
-    longest = max(sizes.values(), default=0)
-    frame = pd.DataFrame(
-        {
-            name: np.concatenate(
-                [template.values[name], np.repeat(template.values[name][:1], longest - sizes[name])]
-            )
-            for name in names
-        }
+    padded_frame({name: np.asarray(template.values[name]) for name in names}).to_parquet(
+        root / TEMPLATE_DOMAINS, index=False
     )
-    frame.to_parquet(root / TEMPLATE_DOMAINS, index=False)
     (root / export_order.KEY_FILE).write_text(export_order.key_to_text(export_key))
     files = dict(manifest.get("files", {}))
     for rel in [TEMPLATE_DOMAINS, export_order.KEY_FILE, *paths.values()]:
