@@ -27,7 +27,8 @@ Items 1-5 of the plan in docs/distributed.md ("Plan: 10⁹ records on 100 nodes"
    parts by a keyed permutation and sends each part its offset; the worker writes its part of
    the published files (``published/generalized/part-NNNNN.parquet``, or ``qit/`` and ``st/``
    for Anatomy; CSV on request) and of the publisher's records
-   (``publisher/records/part-NNNNN.parquet``: input row, published group id), and returns the
+   (``publisher/records/part-NNNNN.parquet``: input row, published group id and the records'
+   codes, which the measures over the written parts read), and returns the
    files' SHA-256 and sizes. The driver writes the template, the key and the sealed manifest
    (:mod:`anonlab.distributed.written_release`) and moves the finished folder into place
    (nothing is left half written: the workers write into a temporary folder beside ``out``,
@@ -232,6 +233,40 @@ def _part_key(export_key: bytes, result: _PartResult, how: dict) -> bytes:
     return export_order.release_key(export_key, fingerprint + part)
 
 
+#: The column prefix of an attribute's codes in ``publisher/records`` (after ``row`` and
+#: ``group``): prefixed so that no attribute name can collide with those two.
+CODE_COLUMN = "code:"
+#: The column of the published sensitive codes, present where the algorithm perturbs them.
+PUBLISHED_SENSITIVE_COLUMN = "published:sensitive"
+
+
+def _records_frame(result: _PartResult, published_id: np.ndarray):
+    """The publisher's records of one part, in input order (the part was sorted by row before
+    the algorithm), not the export's: input row, published group id, and each attribute's
+    codes in the template's domains (the smallest integer type that holds the domain), so
+    that the measures that compare the release with its records (workload, attacks) run over
+    the written parts (:mod:`anonlab.distributed.written_measures`)."""
+    import pyarrow as pa
+
+    release = result.release
+    table = release.table
+    columns = {"row": pa.array(result.row), "group": pa.array(published_id[release.group])}
+    for name in table.schema.names:
+        columns[CODE_COLUMN + name] = pa.array(_narrow_codes(table.codes[name], table, name))
+    if release.published_sensitive is not None:
+        s = table.require_sensitive()
+        columns[PUBLISHED_SENSITIVE_COLUMN] = pa.array(
+            _narrow_codes(release.published_sensitive, table, s)
+        )
+    return pa.table(columns)
+
+
+def _narrow_codes(codes: np.ndarray, table: Table, name: str) -> np.ndarray:
+    size = table.domain_size(name)
+    dtype = np.int8 if size <= 127 else np.int16 if size <= 32_767 else np.int32
+    return np.asarray(codes).astype(dtype, copy=False)
+
+
 def _write_part(
     result: _PartResult,
     root: str,
@@ -244,7 +279,6 @@ def _write_part(
     """On a worker: write part ``result.part`` as file ``file_index`` of every published folder
     and of ``publisher/records``, its groups numbered from ``offset``; returns each file's
     relative path with its SHA-256 and size."""
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     from anonlab.release_io.export import published_file_names, write_published
@@ -266,12 +300,11 @@ def _write_part(
     write_published(release, base, published_format, plan=(order, published_id), file_names=names)
     records = f"publisher/records/{stem}.parquet"
     (base / records).parent.mkdir(parents=True, exist_ok=True)
-    # in input order (the part was sorted by row before the algorithm), not the export's
-    frame = pa.table({"row": pa.array(result.row), "group": pa.array(published_id[release.group])})
-    pq.write_table(frame, base / records, compression="zstd")
+    pq.write_table(_records_frame(result, published_id), base / records, compression="zstd")
     files = {}
     for rel in [*names, records]:
         files[rel] = {"sha256": file_sha256(base / rel), "bytes": (base / rel).stat().st_size}
+    files[records]["rows"] = len(release.group)  # where its block starts, for the measures
     return files
 
 

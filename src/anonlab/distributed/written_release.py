@@ -3,7 +3,8 @@
 :func:`anonlab.distributed.worker_release.anonymize_on_workers` writes::
 
     published/<file>/part-NNNNN.parquet|csv   what may leave (generalized, or qit and st)
-    publisher/records/part-NNNNN.parquet      input row -> published group id, per part
+    publisher/records/part-NNNNN.parquet      input row, published group id and the records'
+                                               codes (template domains), per part
     publisher/template-domains.parquet         each attribute's values in code order (padded)
     publisher/hierarchies/<name>.csv           the template's hierarchies
     publisher/export-key                       the secret export key

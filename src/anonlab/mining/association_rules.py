@@ -156,6 +156,7 @@ def mine_association_rules(
     probabilities: np.ndarray | None = None,
     catalog: ItemCatalog | None = None,
     itemsets: Callable[[int, int], FrequentItemsets] | None = None,
+    value_count: np.ndarray | None = None,
 ) -> AssociationRuleSet:
     """Every rule ``X ⇒ s`` with support ``>= min_support`` and conviction ``>= min_conviction``.
 
@@ -175,6 +176,9 @@ def mine_association_rules(
         ``itemsets(min_count, max_conditions)`` counts the frequent itemsets of the table's own
         values (default :func:`frequent_itemsets`); the Dask backend counts them over row blocks.
         Not with ``probabilities`` or ``catalog``.
+    value_count : ndarray of shape (n_sensitive_values,), optional
+        The records' count of each sensitive value (default: counted from ``table``); the Dask
+        backend counts them on the workers, where the records are. Not with ``probabilities``.
 
     Returns
     -------
@@ -202,7 +206,18 @@ def mine_association_rules(
                            "'probabilities' and 'catalog', or 'itemsets'")  # fmt: skip
     else:
         frequent = itemsets(min_count, max_conditions)
-    if probabilities is None:
+    if value_count is not None:
+        if (
+            probabilities is not None
+            or np.shape(value_count) != (n_values,)
+            or int(np.sum(value_count)) != n
+        ):
+            raise AnonlabError(
+                f"value_count must hold the {n} records' count of each of the {n_values} values "
+                f"of {sens!r} (got shape {np.shape(value_count)}), and not with 'probabilities'"
+            )
+        p = np.asarray(value_count, dtype=np.float64) / n
+    elif probabilities is None:
         p = np.bincount(table.codes[sens], minlength=n_values) / n
     else:
         p = np.asarray(probabilities, dtype=float).sum(axis=0) / n

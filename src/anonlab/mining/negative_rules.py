@@ -434,6 +434,7 @@ def mine_negative_rules(
     *,
     prune_redundant: bool = True,
     itemsets: Callable[[int, int], FrequentItemsets] | None = None,
+    value_count: np.ndarray | None = None,
 ) -> NegativeRuleSet:
     """Mine every (non-redundant) negative rule ``X ⇒ ¬s`` of confidence 1 (§IV-C).
 
@@ -452,6 +453,9 @@ def mine_negative_rules(
         ``itemsets(min_count, max_conditions)`` counts the frequent itemsets (default
         :func:`frequent_itemsets` on ``table``); the Dask backend counts them over row blocks
         (:func:`anonlab.distributed.measures.mine_rules_distributed`).
+    value_count : ndarray of shape (n_sensitive_values,), optional
+        The records' count of each sensitive value (default: counted from ``table``); the Dask
+        backend counts them on the workers, where the records are.
 
     Returns
     -------
@@ -467,7 +471,13 @@ def mine_negative_rules(
     sens = table.sensitive
     n = table.n_rows
     n_values = table.domain_size(sens)
-    value_count = np.bincount(table.codes[sens], minlength=n_values)
+    if value_count is None:
+        value_count = np.bincount(table.codes[sens], minlength=n_values)
+    elif np.shape(value_count) != (n_values,) or int(np.sum(value_count)) != n:
+        raise AnonlabError(
+            f"value_count must hold the {n} records' count of each of the {n_values} values of "
+            f"{sens!r}, got shape {np.shape(value_count)}"
+        )
     p = value_count / n if n else np.zeros(n_values)
     threshold = np.asarray(count_threshold(p, min_exp), dtype=float).reshape(n_values)
     labels = list(_value_codes(table, sens))

@@ -206,6 +206,11 @@ def _frequent_itemsets(table: Table, compact: Remote, min_count: int, max_condit
     )
 
 
+def _value_count(compact: Any, _: Any) -> np.ndarray:
+    """The records' count of each sensitive value: the merged rows' counts, summed."""
+    return compact.counts.sum(axis=0)
+
+
 def mine_rules_distributed(
     table: Table,
     kind: str = "negative",
@@ -239,6 +244,9 @@ def mine_rules_distributed(
     def count(min_count: int, max_cond: int) -> Any:
         return _frequent_itemsets(table, compact, min_count, max_cond, None)
 
+    # the sensitive values' counts from the merged rows, where they are (not the driver's table)
+    value_count = map_remote(_value_count, compact, [None])[0]
+
     # the single machine's miners, with only the itemset counting map-reduced
     if kind == "negative":
         return mine_negative_rules(
@@ -247,6 +255,7 @@ def mine_rules_distributed(
             1 if max_conditions is None else max_conditions,
             prune_redundant=prune_redundant,
             itemsets=count,
+            value_count=value_count,
         )
     return mine_association_rules(
         table,
@@ -254,4 +263,5 @@ def mine_rules_distributed(
         min_conviction,
         3 if max_conditions is None else max_conditions,
         itemsets=count,
+        value_count=value_count,
     )

@@ -1,0 +1,245 @@
+"""Utility measures and rule mining of a release the workers wrote, by map-reduce over its part
+files (issue 21, "the audit's measures run as map-reduce over the written parts").
+
+A release written by :func:`anonlab.distributed.worker_release.anonymize_on_workers` keeps, per
+part, the publisher's records (``publisher/records/part-NNNNN.parquet``: input row, published
+group id and every attribute's codes in the template's domains). Each worker reads its part's
+file (checked against its size and SHA-256 in the sealed manifest where it is read,
+:func:`~anonlab.distributed.written_release.verify_file`) into one block of the map-reduce
+measures (:class:`~anonlab.distributed.mapreduce.Partition`, keyed by the published group ids,
+which are global: each part's ids start at its offset). The blocks stay on the workers; every
+measure of :mod:`anonlab.distributed.measures` then runs on them unchanged:
+
+* :func:`utility_of_written_release`: what ``anonlab utility`` reports (the COUNT-query workload
+  error, discernibility, average class size, NCP, prosecutor risk), as
+  :func:`~anonlab.distributed.measures.default_measures_distributed`;
+* :func:`rules_of_written_release`: negative (or association) rules mined from the records, as
+  :func:`~anonlab.distributed.measures.mine_rules_distributed`.
+
+The driver holds the release's **template** (schema and domains), its counts and the reduced
+statistics (per group: size and published sensitive histogram; per group and quasi-identifier:
+the smallest and largest code, for the generalization estimate), never the records. Its
+:class:`~anonlab.release.Release` is a candidate known by those statistics
+(``Release._from_statistics``) over a table that has the release's number of rows but no codes:
+each column is one constant, ``-1``, broadcast to the rows (no memory; a code that no domain
+holds), so that the measures' size checks see the right row count and a driver-side read of a
+code could not pass for a record's value. Results equal the single machine's on the same groups
+(tested): the groups themselves are the single machine's (:mod:`.worker_release`).
+
+Choices where the issue is silent: the foreground attack and the deFinetti statistics are not
+run here (the first returns per-record results, the second's Gibbs sweeps run on one machine);
+matching ℓ-diversity is not distributed (:mod:`anonlab.distributed.measures`). A release
+written before the publisher's records held their codes is refused, naming the fix.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from anonlab.errors import AnonlabError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from anonlab.distributed.mapreduce import ScatteredPartitions
+    from anonlab.release import Release
+    from anonlab.table import Table
+
+RECORDS = "publisher/records/"
+
+
+@dataclass(eq=False)
+class WrittenParts:
+    """A written release opened for the map-reduce measures.
+
+    Attributes
+    ----------
+    path : Path
+    manifest : dict
+        The sealed manifest (``publisher/manifest.json``).
+    release : Release
+        The driver's release: template, counts, group sizes and published sensitive histogram
+        (module docstring); no records.
+    partitions : ScatteredPartitions
+        One block per part, read and kept on the workers.
+    """
+
+    path: Path
+    manifest: dict
+    release: Release
+    partitions: ScatteredPartitions
+
+
+# ------------------------------------------------------------------------------- worker side
+def _read_part(root: str, rel: str, info: dict, template: Table, n_groups: int, start: int,
+               index: int):  # fmt: skip
+    """On a worker: one part's publisher records as a map-reduce block, after checking the file
+    against the manifest."""
+    import pyarrow.parquet as pq
+
+    from anonlab.distributed.mapreduce import Partition
+    from anonlab.distributed.worker_release import CODE_COLUMN, PUBLISHED_SENSITIVE_COLUMN
+    from anonlab.distributed.written_release import verify_file
+    from anonlab.table import Table
+
+    verify_file(root, rel, info)
+    frame = pq.read_table(Path(root) / rel)
+    names = template.schema.names
+    missing = [CODE_COLUMN + a for a in names if CODE_COLUMN + a not in frame.column_names]
+    if missing:
+        raise AnonlabError(
+            f"{rel!r} holds no codes of {missing[0][len(CODE_COLUMN) :]!r}: the release was "
+            "written before the publisher's records kept the records' codes; make it again "
+            "(anonlab anonymize --on-workers) to measure it from its parts"
+        )
+    if frame.num_rows != info["rows"]:
+        raise AnonlabError(
+            f"{rel!r} holds {frame.num_rows:,} records, its manifest {info['rows']:,}; the "
+            "release is damaged"
+        )
+    codes = {a: frame.column(CODE_COLUMN + a).to_numpy() for a in names}
+    for a in names:  # a sealed file cannot hold others; checked because codes index domains
+        c = codes[a]
+        if len(c) and (int(c.min()) < 0 or int(c.max()) >= len(template.values[a])):
+            raise AnonlabError(
+                f"{rel!r}: codes of {a!r} outside its domain; the release is damaged"
+            )
+    table = Table(template.schema, codes, template.values, types=template.types)
+    if PUBLISHED_SENSITIVE_COLUMN in frame.column_names:
+        published = frame.column(PUBLISHED_SENSITIVE_COLUMN).to_numpy().astype(np.int32)
+    else:
+        published = table.codes[template.require_sensitive()]
+    group = frame.column("group").to_numpy().astype(np.int64)
+    return Partition(table, group, published, n_groups, start, index)
+
+
+# ------------------------------------------------------------------------------- driver side
+def _rows_elsewhere(template: Table, n_rows: int) -> Table:
+    """The template's schema and domains with ``n_rows`` rows whose codes are all ``-1``,
+    broadcast (no memory): the records are on the workers (module docstring)."""
+    from anonlab.table import Table
+
+    absent = np.broadcast_to(np.int32(-1), (n_rows,))
+    codes = dict.fromkeys(template.schema.names, absent)
+    row_id = np.broadcast_to(np.int64(-1), (n_rows,))
+    return Table(template.schema, codes, template.values, row_id=row_id, types=template.types)
+
+
+def _no_histogram() -> np.ndarray:
+    raise AnonlabError("internal: the histogram is asked before it was counted")
+
+
+def open_written_parts(
+    client: Any, path: str | Path, template: Table | None = None
+) -> WrittenParts:
+    """Open the release the workers wrote at ``path`` (seal and template checked,
+    :func:`~anonlab.distributed.written_release.open_written`) and read its parts' publisher
+    records on ``client``'s workers, one block per part, placed round robin (each part file is
+    checked where it is read); count the group statistics by map-reduce. ``template``: the
+    table the release was made from, to use instead of the folder's own."""
+    from anonlab.distributed.mapreduce import ScatteredPartitions, place
+    from anonlab.distributed.measures import group_statistics_distributed
+    from anonlab.distributed.written_release import open_written
+    from anonlab.release import Release
+
+    root = Path(path)
+    manifest, kept = open_written(root)
+    template = (kept if template is None else template).take(np.zeros(0, dtype=np.int64))
+    template.require_sensitive()
+    files = manifest["files"]
+    rels = sorted(f for f in files if f.startswith(RECORDS))
+    if not rels:
+        raise AnonlabError(f"{str(root)!r}: the manifest lists no publisher records")
+    old = [f for f in rels if "rows" not in files[f]]
+    if old:
+        raise AnonlabError(
+            f"{old[0]!r}: the release was written before the publisher's records kept the "
+            "records' codes; make it again (anonlab anonymize --on-workers) to measure it from "
+            "its parts"
+        )
+    rows = [int(files[f]["rows"]) for f in rels]
+    n_rows, n_groups = int(manifest["rows"]), int(manifest["groups"])
+    if sum(rows) != n_rows:
+        raise AnonlabError(
+            f"{str(root)!r}: its parts hold {sum(rows):,} records, its manifest {n_rows:,}; the "
+            "release is damaged"
+        )
+    starts = np.concatenate([[0], np.cumsum(rows)[:-1]]).astype(np.int64).tolist()
+    addresses = sorted(client.scheduler_info()["workers"])
+    n = len(rels)
+    # consecutive parts on one worker: each worker's outputs are reduced there first
+    workers = tuple(addresses[i * len(addresses) // n] for i in range(n)) if addresses else ()
+    root_s = str(root)
+    token = uuid.uuid4().hex  # fresh keys: no race with another job
+    [template_future] = place(client, [template], "template")
+    futures = [
+        client.submit(
+            _read_part,
+            root_s,
+            rel,
+            files[rel],
+            template_future,
+            n_groups,
+            starts[i],
+            i,
+            pure=False,
+            retries=2,
+            key=f"anonlab-written-part-{i}-{token}",
+            **({"workers": [workers[i]], "allow_other_workers": True} if workers else {}),
+        )  # fmt: skip
+        for i, rel in enumerate(rels)
+    ]
+    parts = ScatteredPartitions(
+        client=client,
+        futures=futures,
+        n_rows=n_rows,
+        n_groups=n_groups,
+        starts=tuple(starts),
+        held=(template_future,),
+        workers=workers,
+    )
+    table = _rows_elsewhere(template, n_rows)
+    scheme = manifest["scheme"]
+    bare = Release._from_statistics(table, n_groups, np.zeros(0), _no_histogram, scheme)
+    stats = group_statistics_distributed(bare, partitions=parts)
+    release = Release._from_statistics(
+        table, n_groups, stats.sizes, lambda: stats.histogram, scheme
+    )
+    release.manifest = {k: v for k, v in manifest.items() if k != "files"}
+    return WrittenParts(root, manifest, release, parts)
+
+
+def utility_of_written_release(
+    client: Any,
+    path: str | Path | WrittenParts,
+    queries: int = 10_000,
+    qd: int = 3,
+    selectivity: float = 0.05,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """What ``anonlab utility`` reports, for the release the workers wrote at ``path`` (or
+    opened by :func:`open_written_parts`), by map-reduce over its parts
+    (:func:`~anonlab.distributed.measures.default_measures_distributed`: the same workload,
+    drawn from ``seed``, and the same results as the single machine on the same groups)."""
+    from anonlab.distributed.measures import default_measures_distributed
+
+    parts = path if isinstance(path, WrittenParts) else open_written_parts(client, path)
+    return default_measures_distributed(
+        parts.release, queries, qd, selectivity, seed, partitions=parts.partitions
+    )
+
+
+def rules_of_written_release(
+    client: Any, path: str | Path | WrittenParts, kind: str = "negative", **options: Any
+) -> Any:
+    """Negative (``kind="negative"``) or association rules mined from the records of the
+    release the workers wrote (:func:`~anonlab.distributed.measures.mine_rules_distributed`,
+    with its ``options``): the rules an attacker's background knowledge is taken from in the
+    negative-association-rule attack (Li and Li). Same rule set as the single machine."""
+    from anonlab.distributed.measures import mine_rules_distributed
+
+    parts = path if isinstance(path, WrittenParts) else open_written_parts(client, path)
+    return mine_rules_distributed(parts.release.table, kind, partitions=parts.partitions, **options)

@@ -1,0 +1,162 @@
+"""Utility measures and rule mining over the part files of a release the workers wrote (issue
+21): equal to the single-machine measures of the same groups, with the driver holding no record.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+from anonlab.distributed.worker_release import anonymize_on_workers  # noqa: E402
+from anonlab.distributed.written_measures import (  # noqa: E402
+    open_written_parts,
+    rules_of_written_release,
+    utility_of_written_release,
+)
+from anonlab.errors import AnonlabError  # noqa: E402
+from anonlab.release import Release  # noqa: E402
+from anonlab.table import Table  # noqa: E402
+
+N = 9_000
+
+
+@pytest.fixture(scope="module")
+def census_table() -> Table:
+    return Table.from_dataset("census-kdd-workers").take(np.arange(N))
+
+
+@pytest.fixture(scope="module")
+def census_parquet(census_table, tmp_path_factory) -> str:
+    path = tmp_path_factory.mktemp("census") / "census.parquet"
+    frame = census_table.to_frame()
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path, row_group_size=2_000)
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def written(dask_client, census_parquet, census_table, tmp_path_factory):
+    """{algorithm: release folder} for Mondrian (generalization) and Anatomy (bucketization)."""
+    out = {}
+    for algorithm in ("mondrian", "anatomy"):
+        path = tmp_path_factory.mktemp(algorithm) / "release"
+        anonymize_on_workers(
+            dask_client, census_parquet, census_table.take(np.zeros(0, dtype=np.int64)),
+            algorithm, path, l=4, max_partition_rows=2_000,
+        )  # fmt: skip
+        out[algorithm] = path
+    return out
+
+
+def _single_machine(table: Table, path, scheme: str) -> Release:
+    """The single-machine release of the same groups: the original records, each with the
+    published group id the publisher's records give it."""
+    records = pd.read_parquet(path / "publisher" / "records").sort_values("row")
+    assert np.array_equal(records["row"].to_numpy(), np.arange(table.n_rows))
+    return Release(table, records["group"].to_numpy(), scheme, {"parameters": {"l": 4}})
+
+
+def _same(a, b, where: str) -> None:
+    """Equal JSON, floats to 1e-12 relative (sums over groups laid out in memory differently may
+    round differently in the last bit)."""
+    if isinstance(a, dict):
+        assert a.keys() == b.keys(), where
+        for k in a:
+            _same(a[k], b[k], f"{where}.{k}")
+    elif isinstance(a, list):
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            _same(x, y, f"{where}[{i}]")
+    elif isinstance(a, float):
+        assert a == pytest.approx(b, rel=1e-12, abs=1e-300), where
+    else:
+        assert a == b, where
+
+
+def _blind(read):
+    """``read`` refusing the part files (the records and published tables), not the template."""
+
+    def guarded(path, *args, **kwargs):
+        if "part-" in str(path) or str(path).rstrip("/").endswith(("records", "published")):
+            raise AssertionError(f"the driver read {path}")
+        return read(path, *args, **kwargs)
+
+    return guarded
+
+
+@pytest.mark.parametrize("algorithm", ["mondrian", "anatomy"])
+def test_utility_over_written_parts_equals_one_machine(
+    dask_client, written, census_table, algorithm
+):
+    from anonlab.utility.defaults import default_measures
+
+    path = written[algorithm]
+    scheme = "generalization" if algorithm == "mondrian" else "bucketization"
+    with pytest.MonkeyPatch.context() as blind:  # the records are read on the workers only
+        blind.setattr(pq, "read_table", _blind(pq.read_table))
+        blind.setattr(pd, "read_parquet", _blind(pd.read_parquet))
+        parts = open_written_parts(dask_client, path)
+        ours = utility_of_written_release(dask_client, parts, 1_500, seed=4)
+    assert parts.release.table.n_rows == N and len(parts.partitions) > 1
+    theirs = default_measures(_single_machine(census_table, path, scheme), 1_500, seed=4)
+    assert ours.keys() == theirs.keys()
+    for key in theirs:
+        if key != "workload-error":
+            _same(ours[key].to_json(), theirs[key].to_json(), key)
+    w_ours, w_theirs = ours["workload-error"], theirs["workload-error"]
+    assert np.array_equal(w_ours.actual, w_theirs.actual)
+    if scheme == "generalization":
+        assert np.array_equal(w_ours.estimated, w_theirs.estimated)
+    else:
+        np.testing.assert_allclose(w_ours.estimated, w_theirs.estimated, rtol=1e-12)
+    # the estimates differ from the answers: the comparison is not of two copies of the truth
+    assert not np.array_equal(w_ours.estimated, w_ours.actual.astype(float))
+
+
+def test_rules_over_written_parts_equal_one_machine(dask_client, written, census_table):
+    from anonlab.mining import mine_association_rules, mine_negative_rules
+
+    parts = open_written_parts(dask_client, written["anatomy"])  # opened once, mined twice
+    ours = rules_of_written_release(dask_client, parts)
+    theirs = mine_negative_rules(census_table)
+    assert len(theirs.rules) > 0
+    assert ours.to_json() == theirs.to_json()
+    ours = rules_of_written_release(dask_client, parts, "association", min_support=0.02)
+    theirs = mine_association_rules(census_table, min_support=0.02)
+    assert len(theirs.rules) > 0
+    assert ours.to_json() == theirs.to_json()
+
+
+def test_damaged_or_old_parts_are_refused(dask_client, written, tmp_path):
+    import shutil
+
+    from anonlab import export_order
+    from anonlab.distributed.written_release import MANIFEST
+    from anonlab.release_io.folder import canonical_manifest
+
+    # a part's records changed after the release was written: refused where it is read
+    copy = tmp_path / "changed"
+    shutil.copytree(written["mondrian"], copy)
+    part = sorted((copy / "publisher" / "records").glob("part-*.parquet"))[1]
+    frame = pq.read_table(part).to_pandas()
+    frame.iloc[0, 1] = frame.iloc[-1, 1]  # a record moved to another group
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), part)
+    with pytest.raises(AnonlabError, match=r"part-00001\.parquet.*was changed"):
+        utility_of_written_release(dask_client, copy, 100)
+    # a release written before the records kept their codes (resealed, so only that differs)
+    old = tmp_path / "old"
+    shutil.copytree(written["mondrian"], old)
+    manifest = json.loads((old / MANIFEST).read_text())
+    for rel, info in manifest["files"].items():
+        if rel.startswith("publisher/records/"):
+            info.pop("rows")
+    key = export_order.parse_export_key((old / export_order.KEY_FILE).read_text(), "key")
+    manifest["seal"] = export_order.mac(key, canonical_manifest(manifest))
+    (old / MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(AnonlabError, match="before the publisher's records kept.*make it again"):
+        open_written_parts(dask_client, old)
