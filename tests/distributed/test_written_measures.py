@@ -160,3 +160,30 @@ def test_damaged_or_old_parts_are_refused(dask_client, written, tmp_path):
     (old / MANIFEST).write_text(json.dumps(manifest))
     with pytest.raises(AnonlabError, match="before the publisher's records kept.*make it again"):
         open_written_parts(dask_client, old)
+
+
+def test_cli_utility_of_a_written_release(dask_client, written, cli):
+    path = written["anatomy"]
+    address = dask_client.scheduler.address
+    code, stdout, stderr = cli(
+        ["utility", str(path), "--cluster", address, "--queries", "400", "--seed", "2", "--json"]
+    )
+    assert code == 0, stderr
+    got = json.loads(stdout)
+    want = utility_of_written_release(dask_client, path, 400, seed=2)
+    _same(got["workload-error"], want["workload-error"].to_json(), "workload-error")
+    assert got["discernibility"] == want["discernibility"].to_json()
+    assert "reidentification-risk" in got["not_computed"]
+    code, stdout, stderr = cli(["utility", str(path), "--cluster", address, "--queries", "400"])
+    assert code == 0, stderr
+    text = " ".join(stdout.split()) + " ".join(stderr.split())
+    assert "from its written parts" in text and "not computed from written parts" in text
+    # what cannot be done is refused, naming the option, before any work
+    for extra, message in [
+        ([], "give --cluster ADDRESS or --workers N"),
+        (["--cluster", address, "--population", str(path)], "--population: re-identification"),
+        (["--cluster", address, "--sensitive", "age"], "--sensitive 'age'"),
+    ]:
+        code, _, stderr = cli(["utility", str(path), *extra])
+        assert code == 2, extra
+        assert message in " ".join(stderr.split()) and "Traceback" not in stderr

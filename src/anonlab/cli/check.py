@@ -116,9 +116,9 @@ def check(
     results). A release written by a cluster's workers (anonymize --on-workers) is checked on a
     cluster from its part files (sealed, each file verified where it is read)."""
     from anonlab.cli.common import client_from_options
-    from anonlab.distributed.written_release import MANIFEST
+    from anonlab.distributed.written_release import is_written
 
-    if (release_dir / MANIFEST).is_file() and not (release_dir / "manifest.json").exists():
+    if is_written(release_dir):
         _check_written(release_dir, model, k, l, c, t, m, sensitive_values, cluster, workers,
                        as_json)  # fmt: skip
         return

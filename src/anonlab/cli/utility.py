@@ -105,6 +105,71 @@ def _print_utility(results: dict[str, dict], title: str) -> None:
     )
 
 
+def _say_workload(res: dict, qd: int, selectivity: float, seed: int) -> None:
+    if "workload-error" in res:
+        w = res["workload-error"].to_json()
+        say(
+            f"workload: {w['n_queries']:,} COUNT queries, qd = {qd}, selectivity = "
+            f"{selectivity}, seed = {seed} ({w['n_redrawn']:,} redrawn with an empty answer)"
+        )
+    else:
+        say("no COUNT-query workload: its queries need a sensitive attribute (plain k-anonymity)")
+
+
+#: Why a release the workers wrote has no re-identification measures (said where they would be).
+NO_RISK_FROM_PARTS = (
+    "re-identification measures are not computed from written parts (they count the published "
+    "classes across parts); measure a release made on one machine for them"
+)
+
+
+def _utility_written(release_dir, sensitive, queries, qd, selectivity, seed, population,
+                     sampling_fraction, cluster, workers, as_json) -> None:  # fmt: skip
+    """A release the workers wrote: the workload and information loss by map-reduce over its
+    part files (:mod:`anonlab.distributed.written_measures`), on the cluster."""
+    from anonlab.cli.common import check_workers_option, client_from_options
+    from anonlab.distributed.written_measures import (
+        open_written_parts,
+        utility_of_written_release,
+    )
+    from anonlab.errors import AnonlabError
+    from anonlab.resources import check_queries
+
+    if cluster is None and workers is None:
+        raise AnonlabError(
+            f"{str(release_dir)!r} was written by a cluster's workers (anonymize --on-workers); "
+            "it is measured on a cluster too: give --cluster ADDRESS or --workers N"
+        )
+    options = {"--population": population, "--sampling-fraction": sampling_fraction}
+    given = [name for name, value in options.items() if value is not None]
+    if given:
+        raise AnonlabError(f"{given[0]}: {NO_RISK_FROM_PARTS}")
+    check_workers_option(workers)
+    with client_from_options(cluster, workers) as client:
+        with stage("reading the written parts on the Dask cluster", as_json):
+            parts = open_written_parts(client, release_dir)
+        own = parts.release.table.sensitive
+        if sensitive is not None and sensitive != own:
+            raise AnonlabError(
+                f"--sensitive {sensitive!r}: the release's sensitive attribute is {own!r}"
+            )
+        check_queries(parts.release, queries)
+        with stage(f"{queries:,} queries", as_json):
+            res = utility_of_written_release(client, parts, queries, qd, selectivity, seed)
+    if as_json:
+        emit_json(
+            {
+                "release": str(release_dir),
+                **{k: v.to_json() for k, v in res.items()},
+                "not_computed": {"reidentification-risk": NO_RISK_FROM_PARTS},
+            }
+        )
+        return
+    _print_utility({str(release_dir): res}, "Utility (from its written parts)")
+    _say_workload(res, qd, selectivity, seed)
+    say(NO_RISK_FROM_PARTS)
+
+
 def utility(
     release_dir: Path = RELEASE_DIR,
     sensitive: str | None = ATTACKED,
@@ -138,10 +203,17 @@ def utility(
 
     With --cluster/--workers the workload's answers and the group statistics are computed by
     map-reduce on Dask (same results; bucketization estimates to ~1e-15 relative); the
-    re-identification measures are computed here."""
+    re-identification measures are computed here. A release written by a cluster's workers
+    (anonymize --on-workers) is measured on a cluster from its part files: the workload and the
+    information loss, not the re-identification measures."""
     from anonlab.cli.common import client_from_options
+    from anonlab.distributed.written_release import is_written
     from anonlab.resources import check_queries
 
+    if is_written(release_dir):
+        _utility_written(release_dir, sensitive, queries, qd, selectivity, seed, population,
+                         sampling_fraction, cluster, workers, as_json)  # fmt: skip
+        return
     release = open_release_with_workers(release_dir, workers, sensitive)
     frame = None
     if population is not None:
@@ -163,14 +235,7 @@ def utility(
         emit_json({"release": str(release_dir), **{k: v.to_json() for k, v in res.items()}})
         return
     _print_utility({str(release_dir): res}, "Utility and risk")
-    if "workload-error" in res:
-        w = res["workload-error"].to_json()
-        say(
-            f"workload: {w['n_queries']:,} COUNT queries, qd = {qd}, selectivity = "
-            f"{selectivity}, seed = {seed} ({w['n_redrawn']:,} redrawn with an empty answer)"
-        )
-    else:
-        say("no COUNT-query workload: its queries need a sensitive attribute (plain k-anonymity)")
+    _say_workload(res, qd, selectivity, seed)
     risk = res["reidentification-risk"]
     say(risk.statement)
     if not risk.journalist.population:

@@ -99,6 +99,13 @@ def verify_file(root: str | Path, rel: str, info: dict) -> None:
         )
 
 
+def is_written(path: str | Path) -> bool:
+    """Whether ``path`` holds a release the workers wrote (its manifest under ``publisher/``
+    and no release folder's top-level manifest)."""
+    root = Path(path)
+    return (root / MANIFEST).is_file() and not (root / "manifest.json").exists()
+
+
 def open_written(path: str | Path):
     """``(manifest, template)`` of the release the workers wrote at ``path``, after checking
     the seal, the driver's files and that the template reads back as it was written."""
