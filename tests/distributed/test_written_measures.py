@@ -187,3 +187,14 @@ def test_cli_utility_of_a_written_release(dask_client, written, cli):
         code, _, stderr = cli(["utility", str(path), *extra])
         assert code == 2, extra
         assert message in " ".join(stderr.split()) and "Traceback" not in stderr
+
+
+@pytest.mark.parametrize(
+    "argv", [["audit"], ["attack", "foreground"], ["attack", "definetti"], ["attack", "worst-case"]]
+)
+def test_commands_for_a_release_folder_name_the_written_releases_commands(written, cli, argv):
+    path = written["mondrian"]
+    code, _, stderr = cli([*argv, str(path)])
+    text = " ".join(stderr.split())
+    assert code == 2 and "Traceback" not in stderr, stderr
+    assert "a release the workers wrote" in text and "anonlab utility DIR --cluster" in text

@@ -177,6 +177,13 @@ def _read_manifest(path: Path) -> dict:
     from anonlab.manifest import read_manifest
 
     mpath = path / "manifest.json"
+    # anonlab.distributed.written_release.MANIFEST (that layer is not imported here)
+    if not mpath.exists() and (path / "publisher" / "manifest.json").is_file():
+        raise AnonlabError(
+            f"{str(path)!r} is a release the workers wrote (anonymize --on-workers): a folder of "
+            "parts, which this command does not read; measure it on a cluster: `anonlab check "
+            "DIR --cluster ADDRESS` (or --workers N) and `anonlab utility DIR --cluster ADDRESS`"
+        )
     if not mpath.exists() and not mpath.is_symlink():
         raise AnonlabError(
             f"{str(path)!r} is not a release directory (no manifest.json); make one with "
