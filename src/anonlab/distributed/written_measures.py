@@ -14,7 +14,10 @@ measure of :mod:`anonlab.distributed.measures` then runs on them unchanged:
   error, discernibility, average class size, NCP, prosecutor risk), as
   :func:`~anonlab.distributed.measures.default_measures_distributed`;
 * :func:`rules_of_written_release`: negative (or association) rules mined from the records, as
-  :func:`~anonlab.distributed.measures.mine_rules_distributed`.
+  :func:`~anonlab.distributed.measures.mine_rules_distributed`;
+* :func:`foreground_of_written_release`: the foreground-knowledge attack, as
+  :func:`~anonlab.distributed.measures.foreground_attack_distributed`. Its result is per
+  record, so for it the driver gathers each record's group id and input row (not its values).
 
 The driver holds the release's **template** (schema and domains), its counts and the reduced
 statistics (per group: size and published sensitive histogram; per group and quasi-identifier:
@@ -26,8 +29,8 @@ holds), so that the measures' size checks see the right row count and a driver-s
 code could not pass for a record's value. Results equal the single machine's on the same groups
 (tested): the groups themselves are the single machine's (:mod:`.worker_release`).
 
-Choices where the issue is silent: the foreground attack and the deFinetti statistics are not
-run here (the first returns per-record results, the second's Gibbs sweeps run on one machine);
+Choices where the issue is silent: the deFinetti statistics and the re-identification measures
+are not run here (the Gibbs sweeps run on one machine; the published classes can span parts);
 matching ℓ-diversity is not distributed (:mod:`anonlab.distributed.measures`). A release
 written before the publisher's records held their codes is refused, naming the fix.
 """
@@ -107,7 +110,8 @@ def _read_part(root: str, rel: str, info: dict, template: Table, n_groups: int, 
             raise AnonlabError(
                 f"{rel!r}: codes of {a!r} outside its domain; the release is damaged"
             )
-    table = Table(template.schema, codes, template.values, types=template.types)
+    row_id = frame.column("row").to_numpy().astype(np.int64)
+    table = Table(template.schema, codes, template.values, row_id=row_id, types=template.types)
     if PUBLISHED_SENSITIVE_COLUMN in frame.column_names:
         published = frame.column(PUBLISHED_SENSITIVE_COLUMN).to_numpy().astype(np.int32)
     else:
@@ -117,15 +121,24 @@ def _read_part(root: str, rel: str, info: dict, template: Table, n_groups: int, 
 
 
 # ------------------------------------------------------------------------------- driver side
-def _rows_elsewhere(template: Table, n_rows: int) -> Table:
+def _rows_elsewhere(template: Table, n_rows: int, row_id: np.ndarray | None = None) -> Table:
     """The template's schema and domains with ``n_rows`` rows whose codes are all ``-1``,
-    broadcast (no memory): the records are on the workers (module docstring)."""
+    broadcast (no memory): the records are on the workers (module docstring). ``row_id``: the
+    records' input rows when the driver holds them (default: ``-1`` broadcast too)."""
     from anonlab.table import Table
 
     absent = np.broadcast_to(np.int32(-1), (n_rows,))
     codes = dict.fromkeys(template.schema.names, absent)
-    row_id = np.broadcast_to(np.int64(-1), (n_rows,))
+    if row_id is None:
+        row_id = np.broadcast_to(np.int64(-1), (n_rows,))
     return Table(template.schema, codes, template.values, row_id=row_id, types=template.types)
+
+
+def _groups_and_rows(part, _: Any) -> dict:
+    """A block's published group ids (narrowed) and input rows, in its order."""
+    from anonlab.distributed.measures.keys import narrow
+
+    return {"group": narrow(part.group), "row": part.table.row_id}
 
 
 def _no_histogram() -> np.ndarray:
@@ -243,3 +256,51 @@ def rules_of_written_release(
 
     parts = path if isinstance(path, WrittenParts) else open_written_parts(client, path)
     return mine_rules_distributed(parts.release.table, kind, partitions=parts.partitions, **options)
+
+
+def foreground_of_written_release(
+    client: Any, path: str | Path | WrittenParts, sensitive_values: Any = None, **options: Any
+) -> tuple[Any, Release]:
+    """The foreground-knowledge attack (Wong et al., Algorithm 1) on the release the workers
+    wrote, by map-reduce over its parts
+    (:func:`~anonlab.distributed.measures.foreground_attack_distributed`, with its
+    ``options``): the passes over the records (the group statistics, the distinct rows of the
+    searched attributes with each record's row) run on the workers.
+
+    Its result is per record, so the driver holds what the single machine's result is indexed
+    by: each record's published group id and input row (12 bytes a record, gathered from the
+    parts), never a record's values. Returns ``(result, release)``: the
+    :class:`~anonlab.attacks.foreground.ForegroundResult`, its per-record arrays in the order of
+    the parts' records, and the driver's release whose ``table.row_id`` gives each of those
+    records' input row. Equal to the single machine's attack on the same groups, record by
+    record (tested)."""
+    from anonlab.distributed.mapreduce import derive_partitions, map_blocks
+    from anonlab.distributed.measures import foreground_attack_distributed
+    from anonlab.release import Release
+
+    parts = path if isinstance(path, WrittenParts) else open_written_parts(client, path)
+    blocks = map_blocks(_groups_and_rows, parts.partitions, None)
+    group = np.concatenate([b["group"] for b in blocks]).astype(np.int64)
+    row_id = np.concatenate([b["row"] for b in blocks])
+    del blocks
+    table = _rows_elsewhere(parts.release.table, len(group), row_id)
+    release = Release(table, group, parts.release.scheme, dict(parts.release.manifest))
+    if release.n_groups != parts.release.n_groups:
+        raise AnonlabError(
+            f"{str(parts.path)!r}: its parts hold {release.n_groups:,} groups, its manifest "
+            f"{parts.release.n_groups:,}; the release is damaged"
+        )
+    # Release numbers the groups in order of first appearance: the blocks get the same ids
+    renumber = np.empty(release.n_groups, dtype=np.int32)
+    renumber[group] = release.group
+    del group
+    blocks = derive_partitions(_renumbered, parts.partitions, renumber)
+    result = foreground_attack_distributed(release, sensitive_values, partitions=blocks, **options)
+    return result, release
+
+
+def _renumbered(part, renumber: np.ndarray):
+    """The block with its group ids mapped by ``renumber`` (published id -> the driver's)."""
+    from dataclasses import replace
+
+    return replace(part, group=renumber[part.group])
