@@ -22,6 +22,45 @@ def group_histogram(
     return np.bincount(flat, minlength=n_groups * n_values).reshape(n_groups, n_values)
 
 
+def count_dtype(max_count: int) -> np.dtype:
+    """The narrowest unsigned integer dtype that holds every count up to ``max_count``
+    (uint8 for groups of at most 255 records): a per-group histogram stored in it is 8x
+    smaller than in int64 for the small groups anonymizers make."""
+    return np.min_scalar_type(max(int(max_count), 0))
+
+
+def compact_group_histogram(
+    group: np.ndarray,
+    codes: np.ndarray,
+    n_groups: int,
+    n_values: int,
+    max_count: int,
+    chunk: int = 1 << 20,
+) -> np.ndarray:
+    """:func:`group_histogram` in :func:`count_dtype` ``(max_count)`` instead of int64.
+
+    ``max_count`` bounds every cell (the largest group size does). The counts are added with
+    ``np.add.at`` over blocks of ``chunk`` records, so no (n_groups, n_values) int64 array and no
+    int64 copy of all the flat indices is ever made: at 10 million records in 2.5 million groups
+    of 46 values the int64 histogram is 877 MiB and this one (uint8) 110 MiB.
+    """
+    out = np.zeros(n_groups * n_values, dtype=count_dtype(max_count))
+    for start in range(0, len(group), chunk):
+        flat = group[start : start + chunk].astype(np.int64)
+        flat *= n_values
+        flat += codes[start : start + chunk]
+        np.add.at(out, flat, 1)
+    return out.reshape(n_groups, n_values)
+
+
+def row_blocks(n_rows: int, width: int, cells: int = 1 << 20) -> list[slice]:
+    """Consecutive slices covering ``range(n_rows)``, each of about ``cells / width`` rows (at
+    least one), so that a per-block temporary of shape (rows, width) stays near ``cells``
+    elements (8 MiB in float64) however many groups there are."""
+    step = max(1, cells // max(int(width), 1))
+    return [slice(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
+
+
 def group_min_max(
     group: np.ndarray, codes: np.ndarray, n_groups: int, order: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:

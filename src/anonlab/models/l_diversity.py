@@ -1,7 +1,9 @@
 """ℓ-diversity in its four common forms: frequency, distinct, entropy and recursive (c,ℓ).
 
-All four read the published sensitive histogram (``release.sensitive_histogram``, shape
-(n_groups, n_values)) and are vectorised over groups: no Python loop over records or groups.
+All four read the published sensitive histogram (shape (n_groups, n_values), shared by the checks
+of a release in a narrow dtype: :func:`~anonlab.models.result.sensitive_counts`) and are
+vectorised over groups, a block of groups at a time: no Python loop over records or groups, and
+no float64 array of the histogram's size.
 
 Notation: a group G has |G| records; its sensitive counts sorted in descending order are
 r_1 >= r_2 >= ... >= r_m (m = number of values of the sensitive domain, zeros included);
@@ -16,10 +18,12 @@ import numpy as np
 
 from anonlab._validation import check_float, check_int
 from anonlab.errors import AnonlabError
+from anonlab.grouping import row_blocks
 from anonlab.models.result import (
     CheckResult,
     build_result,
     check_release,
+    sensitive_counts,
     sensitive_value_mask,
 )
 from anonlab.release import Release
@@ -39,6 +43,10 @@ def frequency_level(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per group: S_max over the masked values, and the achieved level |G| / S_max.
 
+    ``histogram`` may hold its counts in any integer dtype (:func:`sensitive_counts`); a subset
+    of the values is gathered one block of groups at a time, so no (n_groups, n_masked) copy is
+    made.
+
     Returns
     -------
     s_max : ndarray of shape (n_groups,), dtype=int64
@@ -46,29 +54,59 @@ def frequency_level(
         ``inf`` for a group that holds none of the masked values.
     """
     if mask.all():
-        s_max = histogram.max(axis=1)
+        s_max = histogram.max(axis=1).astype(np.int64)
     else:
-        s_max = histogram[:, mask].max(axis=1)
-    s_max = s_max.astype(np.int64)
+        columns = np.flatnonzero(mask)
+        s_max = np.empty(len(histogram), dtype=np.int64)
+        for rows in row_blocks(len(histogram), len(columns)):
+            s_max[rows] = histogram[rows][:, columns].max(axis=1)
     level = np.full(len(sizes), np.inf)
     np.divide(sizes, s_max, out=level, where=s_max > 0)
     return s_max, level
 
 
+def _distinct(histogram: np.ndarray) -> np.ndarray:
+    """Number of non-zero counts per group (int64), one block of groups at a time (the
+    ``!= 0`` mask of a whole histogram would be n_groups × n_values bytes)."""
+    out = np.empty(len(histogram), dtype=np.int64)
+    for rows in row_blocks(len(histogram), histogram.shape[1]):
+        out[rows] = np.count_nonzero(histogram[rows], axis=1)
+    return out
+
+
 def _entropy(histogram: np.ndarray, sizes: np.ndarray) -> np.ndarray:
-    """Shannon entropy (natural log) of each group's sensitive distribution; 0·ln 0 = 0."""
-    p = histogram / sizes[:, None]
-    logp = np.zeros_like(p)
-    np.log(p, out=logp, where=p > 0)
-    return -(p * logp).sum(axis=1)
+    """Shannon entropy (natural log) of each group's sensitive distribution; 0·ln 0 = 0.
+
+    Computed one block of groups at a time, so the float64 shares and logarithms are a few
+    MiB instead of three n_groups × n_values float64 arrays; each group's sum is taken over
+    the same row of the same values as on the whole histogram, so the result is the same.
+    """
+    out = np.empty(len(histogram), dtype=np.float64)
+    for rows in row_blocks(len(histogram), histogram.shape[1]):
+        p = histogram[rows] / sizes[rows, None]
+        logp = np.zeros_like(p)
+        np.log(p, out=logp, where=p > 0)
+        np.multiply(p, logp, out=logp)
+        out[rows] = -logp.sum(axis=1)
+    return out
 
 
 def _recursive_ratio(histogram: np.ndarray, l: int) -> np.ndarray:
-    """r_1 / (r_l + ... + r_m) per group, counts sorted descending; inf when the tail is 0."""
-    r = -np.sort(-histogram, axis=1)
-    head = r[:, 0].astype(np.float64)
-    tail = r[:, l - 1 :].sum(axis=1)
-    ratio = np.full(len(r), np.inf)
+    """r_1 / (r_l + ... + r_m) per group, counts sorted descending; inf when the tail is 0.
+
+    One block of groups at a time, sorted ascending (the counts may be unsigned, which
+    negation would wrap): r_1 is the last column and r_l..r_m are the first m − l + 1; the
+    tail is summed in int64, so it is exact in any order.
+    """
+    n_values = histogram.shape[1]
+    n_tail = max(n_values - l + 1, 0)
+    head = np.empty(len(histogram), dtype=np.float64)
+    tail = np.empty(len(histogram), dtype=np.int64)
+    for rows in row_blocks(len(histogram), n_values):
+        r = np.sort(histogram[rows], axis=1)
+        head[rows] = r[:, -1]
+        tail[rows] = r[:, :n_tail].sum(axis=1, dtype=np.int64)
+    ratio = np.full(len(histogram), np.inf)
     np.divide(head, tail, out=ratio, where=tail > 0)
     return ratio
 
@@ -102,7 +140,7 @@ def frequency_check(
     value = check_int(parameter, value, minimum=1)
     mask = sensitive_value_mask(release, sensitive_values)
     sizes = np.asarray(release.group_sizes, dtype=np.int64)
-    s_max, level = frequency_level(release.sensitive_histogram, sizes, mask)
+    s_max, level = frequency_level(sensitive_counts(release), sizes, mask)
     params = {
         parameter: value,
         "sensitive_values": None if sensitive_values is None else list(sensitive_values),
@@ -213,7 +251,7 @@ def distinct_l_diversity(release: Release, *, l: int) -> CheckResult:
     release = check_release(release)
     l = check_int("l", l, minimum=1)
     sizes = np.asarray(release.group_sizes, dtype=np.int64)
-    distinct = np.count_nonzero(release.sensitive_histogram, axis=1).astype(np.int64)
+    distinct = _distinct(sensitive_counts(release))
     return build_result(
         "distinct-l-diversity", {"l": l}, distinct, distinct < l, sizes, worst="min"
     )
@@ -254,7 +292,7 @@ def entropy_l_diversity(release: Release, *, l: float) -> CheckResult:
     release = check_release(release)
     l = check_float("l", l, low=1.0)
     sizes = np.asarray(release.group_sizes, dtype=np.int64)
-    entropy = _entropy(release.sensitive_histogram, sizes)
+    entropy = _entropy(sensitive_counts(release), sizes)
     violating = entropy < np.log(l) - ENTROPY_TOLERANCE
     details = {
         "log_base": "e",
@@ -312,7 +350,7 @@ def recursive_cl_diversity(release: Release, *, c: float, l: int) -> CheckResult
         raise AnonlabError(f"parameter 'c' must be a number > 0, got {c!r}")
     l = check_int("l", l, minimum=1)
     sizes = np.asarray(release.group_sizes, dtype=np.int64)
-    ratio = _recursive_ratio(release.sensitive_histogram, l)
+    ratio = _recursive_ratio(sensitive_counts(release), l)
     return build_result(
         "recursive-cl-diversity",
         {"c": c, "l": l},

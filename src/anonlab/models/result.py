@@ -1,9 +1,10 @@
 """The outcome of a privacy-model check (one verdict, the achieved level, a per-group report),
-and the input checks every model shares."""
+and the input checks and group statistics every model shares."""
 
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,7 +12,13 @@ from typing import Any
 import numpy as np
 
 from anonlab.errors import AnonlabError
+from anonlab.grouping import compact_group_histogram
 from anonlab.release import Release
+
+#: Each release's compact sensitive histogram (:func:`sensitive_counts`), dropped with the
+#: release. Keyed by the release object itself: a release made from another
+#: (``for_sensitive``, ``with_truth``, a statistics proxy) is a new object with its own entry.
+_COMPACT_HISTOGRAMS: weakref.WeakKeyDictionary[Release, np.ndarray] = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True, eq=False)
@@ -215,3 +222,34 @@ def sensitive_value_mask(release: Release, sensitive_values: Sequence[object] | 
         return release.sensitive_mask(values)
     except AnonlabError as exc:
         raise AnonlabError(f"parameter 'sensitive_values': {exc}") from None
+
+
+def sensitive_counts(release: Release) -> np.ndarray:
+    """The published sensitive histogram, shape (n_groups, n_values), as the checks read it.
+
+    The same counts as ``release.sensitive_histogram``, but, unless that int64 array is already
+    cached on the release (or the release is a candidate known only by its statistics), held in
+    the narrowest unsigned dtype that fits the largest group
+    (:func:`~anonlab.grouping.compact_group_histogram`) and shared by every check of the
+    release: ``anonlab check`` at 10 million records in 2.5 million groups then keeps 110 MiB
+    instead of 877 MiB. Read-only. Callers convert blocks of rows to int64 or float64 where
+    they compute (:func:`~anonlab.grouping.row_blocks`), so no check depends on the dtype.
+    """
+    cached = release.__dict__.get("sensitive_histogram")
+    if cached is not None:
+        return cached
+    if release.group is None:  # a search candidate: its statistics are all there is
+        return release.sensitive_histogram
+    counts = _COMPACT_HISTOGRAMS.get(release)
+    if counts is None:
+        sizes = release.group_sizes
+        counts = compact_group_histogram(
+            release.group,
+            release.sensitive_codes,
+            release.n_groups,
+            release.table.domain_size(release.sensitive),
+            int(sizes.max()) if len(sizes) else 0,
+        )
+        counts.setflags(write=False)
+        _COMPACT_HISTOGRAMS[release] = counts
+    return counts

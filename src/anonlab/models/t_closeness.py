@@ -30,8 +30,9 @@ import numpy as np
 
 from anonlab._validation import check_choice, check_float
 from anonlab.errors import AnonlabError
+from anonlab.grouping import row_blocks
 from anonlab.hierarchy import Hierarchy
-from anonlab.models.result import CheckResult, build_result, check_release
+from anonlab.models.result import CheckResult, build_result, check_release, sensitive_counts
 from anonlab.release import Release
 from anonlab.schema import Attribute, Kind
 
@@ -57,28 +58,46 @@ def _ordered_numerator(diff: np.ndarray) -> np.ndarray:
     return np.abs(np.cumsum(diff, axis=1)).sum(axis=1)
 
 
+def _hierarchy_levels(hierarchy: Hierarchy) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    """Per level j = 1..H of ``hierarchy``: (j, order, starts), where ``order`` gathers the
+    nodes of level j − 1 by parent (a stable sort of their parent codes) and ``starts`` are
+    the first position of each parent in that order. The same for every group, so
+    :func:`_hierarchical_numerator` computes it once for all blocks of groups."""
+    levels = []
+    width = len(hierarchy)
+    matrix = hierarchy.matrix
+    for level in range(1, hierarchy.height + 1):
+        child, parent = matrix[:, level - 1], matrix[:, level]
+        parent_of = np.empty(width, dtype=np.int64)
+        parent_of[child] = parent
+        order = np.argsort(parent_of, kind="stable")
+        sorted_parents = parent_of[order]
+        starts = np.flatnonzero(np.r_[True, sorted_parents[1:] != sorted_parents[:-1]])
+        levels.append((level, order, starts))
+        width = len(starts)
+    return levels
+
+
 def _hierarchical_numerator(
-    diff: np.ndarray, leaf_of_code: np.ndarray, hierarchy: Hierarchy
+    diff: np.ndarray,
+    leaf_of_code: np.ndarray,
+    hierarchy: Hierarchy,
+    levels: list[tuple[int, np.ndarray, np.ndarray]] | None = None,
 ) -> np.ndarray:
     """Σ_N height(N) · min(pos_extra(N), neg_extra(N)) (to be divided by H n |G|).
 
     One pass per level, bottom-up: the extras of the nodes at level j − 1 are summed into their
     parents at level j with ``np.add.reduceat`` (children of one parent are gathered by a stable
-    sort of their parent codes). In the ARX format every leaf is at depth H, so a node at
-    level j has height j.
+    sort of their parent codes, ``levels``: :func:`_hierarchy_levels`). In the ARX format every
+    leaf is at depth H, so a node at level j has height j.
     """
+    if levels is None:
+        levels = _hierarchy_levels(hierarchy)
     n_groups = diff.shape[0]
     extra = np.zeros((n_groups, len(hierarchy)), dtype=diff.dtype)
     extra[:, leaf_of_code] = diff
     total = np.zeros(n_groups, dtype=diff.dtype)
-    matrix = hierarchy.matrix
-    for level in range(1, hierarchy.height + 1):
-        child, parent = matrix[:, level - 1], matrix[:, level]
-        parent_of = np.empty(extra.shape[1], dtype=np.int64)
-        parent_of[child] = parent
-        order = np.argsort(parent_of, kind="stable")
-        sorted_parents = parent_of[order]
-        starts = np.flatnonzero(np.r_[True, sorted_parents[1:] != sorted_parents[:-1]])
+    for level, order, starts in levels:
         ordered = extra[:, order]
         pos = np.add.reduceat(np.maximum(ordered, 0), starts, axis=1)
         neg = np.add.reduceat(np.maximum(-ordered, 0), starts, axis=1)
@@ -111,10 +130,10 @@ def emd_per_group(release: Release, distance: str) -> tuple[np.ndarray, dict]:
     """
     table = release.table
     name = release.sensitive
-    hist = release.sensitive_histogram
+    hist = sensitive_counts(release)
     sizes = np.asarray(release.group_sizes, dtype=np.int64)
     n_values = hist.shape[1]
-    total = hist.sum(axis=0)
+    total = hist.sum(axis=0, dtype=np.int64)
     if release.reference_counts is not None:  # records withheld by suppression still count
         total = np.asarray(release.reference_counts, dtype=np.int64)
     n = int(total.sum())
@@ -141,17 +160,31 @@ def emd_per_group(release: Release, distance: str) -> tuple[np.ndarray, dict]:
     # `width` of them per level, weighted by at most `norm`.
     exact = float(n) ** 2 * (width + 1) * (norm + 1) < _INT_LIMIT
     if exact:
-        diff = hist.astype(np.int64) * n - sizes[:, None] * total[None, :].astype(np.int64)
+        total = total.astype(np.int64)
         scale = sizes * n
+        num = np.empty(len(sizes), dtype=np.int64)
     else:
-        diff = hist / sizes[:, None] - total[None, :] / n
         scale = np.ones(len(sizes))
-    if distance == "equal":
-        num = _equal_numerator(diff)
-    elif distance == "ordered":
-        num = _ordered_numerator(diff) if n_values > 1 else np.zeros(len(sizes), diff.dtype)
-    else:
-        num = _hierarchical_numerator(diff, table.leaf_codes(name), hierarchy)
+        num = np.empty(len(sizes), dtype=np.float64)
+    if distance == "hierarchical":
+        leaf_of_code = table.leaf_codes(name)
+        levels = _hierarchy_levels(hierarchy)
+    # One block of groups at a time: diff and the kernels' temporaries are a few MiB, not
+    # several n_groups × n_values int64 arrays; each group's numerator is computed from its
+    # own row exactly as on the whole histogram.
+    for rows in row_blocks(len(sizes), width):
+        if exact:
+            diff = hist[rows].astype(np.int64)
+            diff *= n
+            diff -= sizes[rows, None] * total[None, :]
+        else:
+            diff = hist[rows] / sizes[rows, None] - total[None, :] / n
+        if distance == "equal":
+            num[rows] = _equal_numerator(diff)
+        elif distance == "ordered":
+            num[rows] = _ordered_numerator(diff) if n_values > 1 else 0
+        else:
+            num[rows] = _hierarchical_numerator(diff, leaf_of_code, hierarchy, levels)
     emd = num / (scale * norm)
     return np.asarray(emd, dtype=np.float64), details
 
