@@ -156,7 +156,12 @@ def test_foreground_over_written_parts_equals_one_machine(
     assert np.array_equal(ours.best_attributes, theirs.best_attributes[row])
     assert np.array_equal(ours.best_target, theirs.best_target[row])
     assert (ours.p_star > ours.baseline).any()  # the attack learns something: not a tautology
-    _same(ours.score(driver, 2), theirs.score(one, 2), "score")
+    # scored against the truth, which the driver does not hold: the publisher's records, in
+    # the parts' order (the same groups)
+    truth = Release(census_table.take(row), driver.group, scheme)
+    _same(ours.score(truth, 2), theirs.score(one, 2), "score")
+    with pytest.raises(AnonlabError, match="are in the release's parts, on the workers"):
+        ours.score(driver, 2)
 
 
 def test_damaged_or_old_parts_are_refused(dask_client, written, tmp_path):

@@ -24,10 +24,10 @@ statistics (per group: size and published sensitive histogram; per group and qua
 the smallest and largest code, for the generalization estimate), never the records. Its
 :class:`~anonlab.release.Release` is a candidate known by those statistics
 (``Release._from_statistics``) over a table that has the release's number of rows but no codes:
-each column is one constant, ``-1``, broadcast to the rows (no memory; a code that no domain
-holds), so that the measures' size checks see the right row count and a driver-side read of a
-code could not pass for a record's value. Results equal the single machine's on the same groups
-(tested): the groups themselves are the single machine's (:mod:`.worker_release`).
+reading a column raises (:class:`RecordsOnWorkers`), so that a measure that would read the
+records on the driver fails rather than runs on stand-ins. Results equal the single machine's
+on the same groups (tested): the groups themselves are the single machine's
+(:mod:`.worker_release`).
 
 Choices where the issue is silent: the deFinetti statistics and the re-identification measures
 are not run here (the Gibbs sweeps run on one machine; the published classes can span parts);
@@ -38,6 +38,7 @@ written before the publisher's records held their codes is refused, naming the f
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -122,16 +123,40 @@ def _read_part(root: str, rel: str, info: dict, template: Table, n_groups: int, 
 
 # ------------------------------------------------------------------------------- driver side
 def _rows_elsewhere(template: Table, n_rows: int, row_id: np.ndarray | None = None) -> Table:
-    """The template's schema and domains with ``n_rows`` rows whose codes are all ``-1``,
-    broadcast (no memory): the records are on the workers (module docstring). ``row_id``: the
-    records' input rows when the driver holds them (default: ``-1`` broadcast too)."""
+    """The template's schema and domains with ``n_rows`` rows and no codes: the records are on
+    the workers (module docstring). Built over a constant broadcast to the rows (no memory), for
+    the row count, then given :class:`RecordsOnWorkers` as its codes. ``row_id``: the records'
+    input rows when the driver holds them (default: ``-1`` broadcast)."""
     from anonlab.table import Table
 
     absent = np.broadcast_to(np.int32(-1), (n_rows,))
     codes = dict.fromkeys(template.schema.names, absent)
     if row_id is None:
         row_id = np.broadcast_to(np.int64(-1), (n_rows,))
-    return Table(template.schema, codes, template.values, row_id=row_id, types=template.types)
+    table = Table(template.schema, codes, template.values, row_id=row_id, types=template.types)
+    table.codes = RecordsOnWorkers(template.schema.names)  # a read raises, naming the column
+    return table
+
+
+class RecordsOnWorkers(Mapping):
+    """The ``codes`` of the driver's table of a written release: the attribute names, and an
+    error for any read of a column (the records are in the parts, on the workers), so that a
+    measure that would read the records on the driver fails instead of running on stand-ins."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self._names = tuple(names)
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        raise AnonlabError(
+            f"the records of column {name!r} are in the release's parts, on the workers; this "
+            "measure reads them on the driver and does not run over written parts"
+        )
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
 
 
 def _groups_and_rows(part, _: Any) -> dict:
