@@ -17,6 +17,8 @@ from anonlab.distributed.worker_release import anonymize_on_workers  # noqa: E40
 from anonlab.distributed.written_measures import (  # noqa: E402
     foreground_of_written_release,
     open_written_parts,
+    record_groups,
+    risk_of_written_release,
     rules_of_written_release,
     utility_of_written_release,
 )
@@ -164,6 +166,35 @@ def test_foreground_over_written_parts_equals_one_machine(
         ours.score(driver, 2)
 
 
+@pytest.mark.parametrize("algorithm", ["mondrian", "anatomy"])
+def test_risk_over_written_parts_equals_one_machine(dask_client, written, census_table, algorithm):
+    from anonlab.utility import measure
+
+    path = written[algorithm]
+    scheme = "generalization" if algorithm == "mondrian" else "bucketization"
+    with pytest.MonkeyPatch.context() as blind:
+        blind.setattr(pq, "read_table", _blind(pq.read_table))
+        blind.setattr(pd, "read_parquet", _blind(pd.read_parquet))
+        records = record_groups(dask_client, path)  # gathered once, for two measures
+        ours, driver = risk_of_written_release(dask_client, records, sampling_fraction=0.05)
+        foreground_of_written_release(dask_client, records, max_attributes=1, min_support=100)
+    one = _single_machine(census_table, path, scheme)
+    theirs = {
+        "reidentification-risk": measure(one, "reidentification-risk"),
+        "population-uniqueness": measure(one, "population-uniqueness", sampling_fraction=0.05),
+    }
+    row = driver.table.row_id
+    for key in theirs:
+        _same(ours[key].to_json(), theirs[key].to_json(), key)
+    risk, ref = ours["reidentification-risk"], theirs["reidentification-risk"]
+    for model in ("prosecutor", "journalist"):
+        assert np.array_equal(getattr(risk, model).per_record, getattr(ref, model).per_record[row])
+    # Anatomy's classes are the exact QI rows, not its groups (Mondrian's boxes are its groups)
+    n_classes = ours["reidentification-risk"].sample_uniques.n_classes
+    assert (n_classes > driver.n_groups) if scheme == "bucketization" else n_classes > 1
+    assert 0 < risk.sample_uniques.n_unique < N or scheme == "generalization"
+
+
 def test_damaged_or_old_parts_are_refused(dask_client, written, tmp_path):
     import shutil
 
@@ -194,26 +225,32 @@ def test_damaged_or_old_parts_are_refused(dask_client, written, tmp_path):
         open_written_parts(dask_client, old)
 
 
-def test_cli_utility_of_a_written_release(dask_client, written, cli):
+def test_cli_utility_of_a_written_release(dask_client, written, census_table, cli):
+    from anonlab.utility.defaults import default_measures
+
     path = written["anatomy"]
     address = dask_client.scheduler.address
-    code, stdout, stderr = cli(
-        ["utility", str(path), "--cluster", address, "--queries", "400", "--seed", "2", "--json"]
-    )
+    argv = ["utility", str(path), "--cluster", address, "--queries", "400", "--seed", "2"]
+    code, stdout, stderr = cli([*argv, "--sampling-fraction", "0.1", "--json"])
     assert code == 0, stderr
     got = json.loads(stdout)
-    want = utility_of_written_release(dask_client, path, 400, seed=2)
+    one = _single_machine(census_table, path, "bucketization")
+    want = default_measures(one, 400, seed=2)
     _same(got["workload-error"], want["workload-error"].to_json(), "workload-error")
     assert got["discernibility"] == want["discernibility"].to_json()
-    assert "reidentification-risk" in got["not_computed"]
-    code, stdout, stderr = cli(["utility", str(path), "--cluster", address, "--queries", "400"])
+    # the same run as `anonlab utility` of the single-machine release of these groups
+    from anonlab.cli.utility import run_risk
+
+    for key, value in run_risk(one, None, 0.1).items():
+        _same(got[key], value.to_json(), key)
+    code, stdout, stderr = cli(argv)
     assert code == 0, stderr
     text = " ".join(stdout.split()) + " ".join(stderr.split())
-    assert "from its written parts" in text and "not computed from written parts" in text
+    assert "from its written parts" in text and "journalist and marketer" in text
     # what cannot be done is refused, naming the option, before any work
     for extra, message in [
         ([], "give --cluster ADDRESS or --workers N"),
-        (["--cluster", address, "--population", str(path)], "--population: re-identification"),
+        (["--cluster", address, "--population", str(path)], "--population: a population table"),
         (["--cluster", address, "--sensitive", "age"], "--sensitive 'age'"),
     ]:
         code, _, stderr = cli(["utility", str(path), *extra])

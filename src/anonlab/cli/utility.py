@@ -116,20 +116,24 @@ def _say_workload(res: dict, qd: int, selectivity: float, seed: int) -> None:
         say("no COUNT-query workload: its queries need a sensitive attribute (plain k-anonymity)")
 
 
-#: Why a release the workers wrote has no re-identification measures (said where they would be).
-NO_RISK_FROM_PARTS = (
-    "re-identification measures are not computed from written parts (they count the published "
-    "classes across parts); measure a release made on one machine for them"
+#: Why a release the workers wrote takes no population table (said where it is refused).
+NO_POPULATION_FROM_PARTS = (
+    "a population table is matched against the published classes' records, which stay on the "
+    "workers: measure a release made on one machine for journalist/marketer risk against a "
+    "population and k-map"
 )
 
 
 def _utility_written(release_dir, sensitive, queries, qd, selectivity, seed, population,
                      sampling_fraction, cluster, workers, as_json) -> None:  # fmt: skip
-    """A release the workers wrote: the workload and information loss by map-reduce over its
-    part files (:mod:`anonlab.distributed.written_measures`), on the cluster."""
+    """A release the workers wrote: the workload, information loss and re-identification
+    measures by map-reduce over its part files (:mod:`anonlab.distributed.written_measures`),
+    on the cluster."""
     from anonlab.cli.common import check_workers_option, client_from_options
     from anonlab.distributed.written_measures import (
         open_written_parts,
+        record_groups,
+        risk_of_written_release,
         utility_of_written_release,
     )
     from anonlab.errors import AnonlabError
@@ -140,10 +144,8 @@ def _utility_written(release_dir, sensitive, queries, qd, selectivity, seed, pop
             f"{str(release_dir)!r} was written by a cluster's workers (anonymize --on-workers); "
             "it is measured on a cluster too: give --cluster ADDRESS or --workers N"
         )
-    options = {"--population": population, "--sampling-fraction": sampling_fraction}
-    given = [name for name, value in options.items() if value is not None]
-    if given:
-        raise AnonlabError(f"{given[0]}: {NO_RISK_FROM_PARTS}")
+    if population is not None:
+        raise AnonlabError(f"--population: {NO_POPULATION_FROM_PARTS}")
     check_workers_option(workers)
     with client_from_options(cluster, workers) as client:
         with stage("reading the written parts on the Dask cluster", as_json):
@@ -156,18 +158,31 @@ def _utility_written(release_dir, sensitive, queries, qd, selectivity, seed, pop
         check_queries(parts.release, queries)
         with stage(f"{queries:,} queries", as_json):
             res = utility_of_written_release(client, parts, queries, qd, selectivity, seed)
+        with stage("re-identification: the published classes", as_json):
+            risk, _ = risk_of_written_release(
+                client, record_groups(client, parts), sampling_fraction
+            )
+        res.update(risk)
+    _report(release_dir, res, qd, selectivity, seed, as_json, "Utility and risk (from its "
+            "written parts)")  # fmt: skip
+
+
+def _report(release_dir, res: dict, qd, selectivity, seed, as_json: bool, title: str) -> None:
+    """Print (or emit as JSON) what ``anonlab utility`` measured."""
     if as_json:
-        emit_json(
-            {
-                "release": str(release_dir),
-                **{k: v.to_json() for k, v in res.items()},
-                "not_computed": {"reidentification-risk": NO_RISK_FROM_PARTS},
-            }
-        )
+        emit_json({"release": str(release_dir), **{k: v.to_json() for k, v in res.items()}})
         return
-    _print_utility({str(release_dir): res}, "Utility (from its written parts)")
+    _print_utility({str(release_dir): res}, title)
     _say_workload(res, qd, selectivity, seed)
-    say(NO_RISK_FROM_PARTS)
+    risk = res["reidentification-risk"]
+    say(risk.statement)
+    if not risk.journalist.population:
+        say(f"journalist and marketer: {risk.journalist.note}")
+    pu = res["population-uniqueness"]
+    say(
+        f"population uniques: {pu.model.source}, N = {pu.model.population_size:,}; "
+        f"{pu.estimate.note}"
+    )
 
 
 def utility(
@@ -204,8 +219,8 @@ def utility(
     With --cluster/--workers the workload's answers and the group statistics are computed by
     map-reduce on Dask (same results; bucketization estimates to ~1e-15 relative); the
     re-identification measures are computed here. A release written by a cluster's workers
-    (anonymize --on-workers) is measured on a cluster from its part files: the workload and the
-    information loss, not the re-identification measures."""
+    (anonymize --on-workers) is measured on a cluster from its part files (without
+    --population)."""
     from anonlab.cli.common import client_from_options
     from anonlab.distributed.written_release import is_written
     from anonlab.resources import check_queries
@@ -231,17 +246,4 @@ def utility(
                 release, queries, qd, selectivity, seed, client=client
             )
         res.update(run_risk(release, frame, sampling_fraction))
-    if as_json:
-        emit_json({"release": str(release_dir), **{k: v.to_json() for k, v in res.items()}})
-        return
-    _print_utility({str(release_dir): res}, "Utility and risk")
-    _say_workload(res, qd, selectivity, seed)
-    risk = res["reidentification-risk"]
-    say(risk.statement)
-    if not risk.journalist.population:
-        say(f"journalist and marketer: {risk.journalist.note}")
-    pu = res["population-uniqueness"]
-    say(
-        f"population uniques: {pu.model.source}, N = {pu.model.population_size:,}; "
-        f"{pu.estimate.note}"
-    )
+    _report(release_dir, res, qd, selectivity, seed, as_json, "Utility and risk")

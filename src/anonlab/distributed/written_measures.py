@@ -1,5 +1,6 @@
-"""Utility measures and rule mining of a release the workers wrote, by map-reduce over its part
-files (issue 21, "the audit's measures run as map-reduce over the written parts").
+"""Utility, risk, rule mining and the foreground attack of a release the workers wrote, by
+map-reduce over its part files (issue 21, "the audit's measures run as map-reduce over the
+written parts").
 
 A release written by :func:`anonlab.distributed.worker_release.anonymize_on_workers` keeps, per
 part, the publisher's records (``publisher/records/part-NNNNN.parquet``: input row, published
@@ -17,7 +18,9 @@ measure of :mod:`anonlab.distributed.measures` then runs on them unchanged:
   :func:`~anonlab.distributed.measures.mine_rules_distributed`;
 * :func:`foreground_of_written_release`: the foreground-knowledge attack, as
   :func:`~anonlab.distributed.measures.foreground_attack_distributed`. Its result is per
-  record, so for it the driver gathers each record's group id and input row (not its values).
+  record, so for it the driver gathers each record's group id and input row (not its values);
+* :func:`risk_of_written_release`: the re-identification measures without a population, from
+  the published classes counted on the workers (per record too: :func:`record_groups`).
 
 The driver holds the release's **template** (schema and domains), its counts and the reduced
 statistics (per group: size and published sensitive histogram; per group and quasi-identifier:
@@ -29,10 +32,11 @@ records on the driver fails rather than runs on stand-ins. Results equal the sin
 on the same groups (tested): the groups themselves are the single machine's
 (:mod:`.worker_release`).
 
-Choices where the issue is silent: the deFinetti statistics and the re-identification measures
-are not run here (the Gibbs sweeps run on one machine; the published classes can span parts);
-matching ℓ-diversity is not distributed (:mod:`anonlab.distributed.measures`). A release
-written before the publisher's records held their codes is refused, naming the fix.
+Choices where the issue is silent: the deFinetti statistics and the population-based measures
+are not run here (the Gibbs sweeps run on one machine; a population is matched against the
+classes' records); matching ℓ-diversity is not distributed
+(:mod:`anonlab.distributed.measures`). A release written before the publisher's records held
+their codes is refused, naming the fix.
 """
 
 from __future__ import annotations
@@ -283,24 +287,33 @@ def rules_of_written_release(
     return mine_rules_distributed(parts.release.table, kind, partitions=parts.partitions, **options)
 
 
-def foreground_of_written_release(
-    client: Any, path: str | Path | WrittenParts, sensitive_values: Any = None, **options: Any
-) -> tuple[Any, Release]:
-    """The foreground-knowledge attack (Wong et al., Algorithm 1) on the release the workers
-    wrote, by map-reduce over its parts
-    (:func:`~anonlab.distributed.measures.foreground_attack_distributed`, with its
-    ``options``): the passes over the records (the group statistics, the distinct rows of the
-    searched attributes with each record's row) run on the workers.
+@dataclass(eq=False)
+class RecordGroups:
+    """The driver's view of a written release for the measures whose results are per record:
+    each record's group and input row (12 bytes a record, gathered from the parts), never its
+    values.
 
-    Its result is per record, so the driver holds what the single machine's result is indexed
-    by: each record's published group id and input row (12 bytes a record, gathered from the
-    parts), never a record's values. Returns ``(result, release)``: the
-    :class:`~anonlab.attacks.foreground.ForegroundResult`, its per-record arrays in the order of
-    the parts' records, and the driver's release whose ``table.row_id`` gives each of those
-    records' input row. Equal to the single machine's attack on the same groups, record by
-    record (tested)."""
+    Attributes
+    ----------
+    release : Release
+        Over the parts' records in order (:class:`RecordsOnWorkers` as codes; ``table.row_id``
+        each record's input row), its groups numbered as :class:`~anonlab.release.Release`
+        numbers them (in order of first appearance), with the group statistics counted.
+    partitions : ScatteredPartitions
+        The parts' blocks with the same group numbers (renumbered on the workers).
+    """
+
+    release: Release
+    partitions: ScatteredPartitions
+
+
+def record_groups(client: Any, path: str | Path | WrittenParts) -> RecordGroups:
+    """Gather each record's group and input row of the release the workers wrote at ``path``
+    (or opened by :func:`open_written_parts`), for the measures whose results are per record
+    (:func:`foreground_of_written_release`, :func:`risk_of_written_release`: give them the
+    result to gather once)."""
     from anonlab.distributed.mapreduce import derive_partitions, map_blocks
-    from anonlab.distributed.measures import foreground_attack_distributed
+    from anonlab.distributed.measures.checks import GroupStatistics, release_with_statistics
     from anonlab.release import Release
 
     parts = path if isinstance(path, WrittenParts) else open_written_parts(client, path)
@@ -320,8 +333,93 @@ def foreground_of_written_release(
     renumber[group] = release.group
     del group
     blocks = derive_partitions(_renumbered, parts.partitions, renumber)
-    result = foreground_attack_distributed(release, sensitive_values, partitions=blocks, **options)
-    return result, release
+    order = np.argsort(renumber)  # the driver's id -> the published one
+    counted = parts.release
+    stats = GroupStatistics(counted.group_sizes[order], counted.sensitive_histogram[order])
+    return RecordGroups(release_with_statistics(release, stats), blocks)
+
+
+def _records(client: Any, path: str | Path | WrittenParts | RecordGroups) -> RecordGroups:
+    return path if isinstance(path, RecordGroups) else record_groups(client, path)
+
+
+def foreground_of_written_release(
+    client: Any,
+    path: str | Path | WrittenParts | RecordGroups,
+    sensitive_values: Any = None,
+    **options: Any,
+) -> tuple[Any, Release]:
+    """The foreground-knowledge attack (Wong et al., Algorithm 1) on the release the workers
+    wrote, by map-reduce over its parts
+    (:func:`~anonlab.distributed.measures.foreground_attack_distributed`, with its
+    ``options``): the passes over the records (the group statistics, the distinct rows of the
+    searched attributes with each record's row) run on the workers.
+
+    Its result is per record, so the driver holds what the single machine's result is indexed
+    by (:func:`record_groups`). Returns ``(result, release)``: the
+    :class:`~anonlab.attacks.foreground.ForegroundResult`, its per-record arrays in the order of
+    the parts' records, and the driver's release whose ``table.row_id`` gives each of those
+    records' input row. Equal to the single machine's attack on the same groups, record by
+    record (tested)."""
+    from anonlab.distributed.measures import foreground_attack_distributed
+
+    records = _records(client, path)
+    result = foreground_attack_distributed(
+        records.release, sensitive_values, partitions=records.partitions, **options
+    )
+    return result, records.release
+
+
+def risk_of_written_release(
+    client: Any,
+    path: str | Path | WrittenParts | RecordGroups,
+    sampling_fraction: float | None = None,
+) -> tuple[dict[str, Any], Release]:
+    """The re-identification measures ``anonlab utility`` reports without a population
+    (``reidentification-risk``: prosecutor, journalist and marketer risk and sample uniques;
+    ``population-uniqueness``, with ``sampling_fraction``) of the release the workers wrote.
+
+    They read the release's *classes* (records with the same published quasi-identifiers,
+    :mod:`anonlab.utility.published_classes`), which can span parts; counted on the workers:
+    under bucketization the exact quasi-identifier rows, found by the same map-reduce as the
+    foreground attack's (each block's distinct rows with each record's row, merged on the
+    driver in code order, as ``np.unique`` orders them); under generalization each group's
+    published values, reduced from per-group extremes
+    (:func:`~anonlab.distributed.measures.published_generalization`), grouped on the driver.
+    The per-record results are in the parts' order (the driver release's ``table.row_id``
+    gives each record's input row). Equal to the single machine's on the same groups (tested).
+    Returns ``(measures, release)``."""
+    from anonlab.distributed.measures import published_generalization
+    from anonlab.distributed.measures.foreground import row_index
+    from anonlab.utility import measure
+    from anonlab.utility.published_classes import (
+        PublishedClasses,
+        published_classes,
+        set_published_classes,
+    )
+
+    records = _records(client, path)
+    release = records.release
+    if release.scheme == "generalization":
+        release.__dict__["generalization"] = published_generalization(
+            release, partitions=records.partitions
+        )
+        published_classes(release)  # from the groups' published values: no record read
+    else:
+        index = row_index(release, records.partitions, tuple(release.quasi_identifiers))
+        record_class = np.asarray(index.record_row, dtype=np.int64)
+        _, first = np.unique(record_class, return_index=True)
+        set_published_classes(
+            release,
+            PublishedClasses(record_class, index.count, first.astype(np.int64), release.scheme),
+        )
+    measures = {
+        "reidentification-risk": measure(release, "reidentification-risk"),
+        "population-uniqueness": measure(
+            release, "population-uniqueness", sampling_fraction=sampling_fraction
+        ),
+    }
+    return measures, release
 
 
 def _renumbered(part, renumber: np.ndarray):

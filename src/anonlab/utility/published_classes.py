@@ -26,7 +26,12 @@ from anonlab.release import Release
 from anonlab.schema import Kind
 from anonlab.table import Table
 
-__all__ = ["PublishedClasses", "population_class_sizes", "published_classes"]
+__all__ = [
+    "PublishedClasses",
+    "population_class_sizes",
+    "published_classes",
+    "set_published_classes",
+]
 
 #: Population records x classes compared at once when matching a generalized release.
 _CHUNK_CELLS = 4_000_000
@@ -56,10 +61,22 @@ class PublishedClasses:
         return len(self.sizes)
 
 
+#: Where a release keeps its classes once counted (its ``__dict__``, as its other cached
+#: statistics: copies of the release share them, and they depend on the groups and
+#: quasi-identifiers only).
+_CACHE = "_published_classes"
+
+
 def published_classes(release: Release) -> PublishedClasses:
     """Group the records of a release by their published quasi-identifiers (see the module's
-    notes: exact values under bucketization, published values under generalization)."""
+    notes: exact values under bucketization, published values under generalization).
+
+    Counted once per release (the re-identification measures each ask for them), or given by
+    :func:`set_published_classes` where they were counted elsewhere."""
     release = require_release(release, where="published_classes")
+    cached = release.__dict__.get(_CACHE)
+    if cached is not None:
+        return cached
     if release.group is None:
         raise AnonlabError(
             "published_classes: this release is a search candidate known only by its group "
@@ -81,7 +98,29 @@ def published_classes(release: Release) -> PublishedClasses:
         record_class = inverse.ravel().astype(np.int64)[release.group]
         representative = first.astype(np.int64)
     sizes = np.bincount(record_class, minlength=len(representative)).astype(np.int64)
-    return PublishedClasses(record_class, sizes, representative, release.scheme)
+    return set_published_classes(
+        release, PublishedClasses(record_class, sizes, representative, release.scheme)
+    )
+
+
+def set_published_classes(release: Release, classes: PublishedClasses) -> PublishedClasses:
+    """Keep ``classes`` as ``release``'s published classes (returned): for a release whose
+    records are not where its classes are asked for (a release the workers wrote, whose
+    classes are counted on the workers: :mod:`anonlab.distributed.written_measures`). Checked
+    against the release's records and scheme."""
+    n = release.table.n_rows
+    if (
+        classes.scheme != release.scheme
+        or np.shape(classes.record_class) != (n,)
+        or int(classes.sizes.sum()) != n
+        or len(classes.representative) != classes.n_classes
+    ):
+        raise AnonlabError(
+            f"published classes for {n} records of a {release.scheme} release expected, got "
+            f"{len(classes.record_class)} records' classes ({classes.scheme})"
+        )
+    release.__dict__[_CACHE] = classes
+    return classes
 
 
 def _population_values(release: Release, population: object) -> dict[str, np.ndarray]:

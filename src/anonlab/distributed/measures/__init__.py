@@ -86,6 +86,7 @@ from anonlab.distributed.measures.workload import (
     default_measures_distributed,
     estimated_counts_distributed,
     generate_workload_distributed,
+    published_generalization,
     workload_error_distributed,
 )
 
@@ -107,6 +108,7 @@ __all__ = [
     "mine_rules_distributed",
     "partition_release",
     "partition_table",
+    "published_generalization",
     "release_with_statistics",
     "workload_error_distributed",
 ]

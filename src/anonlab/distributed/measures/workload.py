@@ -38,6 +38,7 @@ from anonlab.distributed.measures.checks import (
 from anonlab.distributed.measures.compact import CompactBlock, compact_block, merge_compact
 from anonlab.distributed.measures.keys import narrow
 from anonlab.distributed.measures.partitions import Partitions, release_parts, table_parts
+from anonlab.errors import AnonlabError
 from anonlab.grouping import group_histogram, group_min_max
 from anonlab.release import Release
 from anonlab.schema import Kind
@@ -218,6 +219,22 @@ def _published_release(release: Release, parts: Partitions, client: Any) -> Rele
             codes[a.name] = np.zeros(len(group), dtype=np.int32)
     compact = Table(table.schema, codes, table.values)
     return Release(compact, group[order], release.scheme, {}, levels=release.levels)
+
+
+def published_generalization(
+    release: Release,
+    *,
+    client: Any = None,
+    partitions: Partitions | None = None,
+    n_partitions: int | None = None,
+) -> dict:
+    """``release.generalization`` (each group's published generalized values) from the
+    per-group extremes and value presence reduced over the blocks (:func:`_published_release`):
+    identical, without a pass over the records on the driver."""
+    if release.scheme != "generalization":
+        raise AnonlabError(f"a {release.scheme} release publishes no generalized values")
+    parts = release_parts(release, client, partitions, n_partitions)
+    return _published_release(release, parts, None).generalization
 
 
 def _shares_from(statistics: GroupStatistics) -> tuple[np.ndarray, np.ndarray]:
