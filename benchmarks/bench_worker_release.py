@@ -15,12 +15,14 @@ each configuration runs in a child process of its own (so its peak RSS is its ow
   on the whole table, the published files written as Parquet
   (:func:`anonlab.release_io.export.write_published`); then the default privacy checks
   (:func:`anonlab.models.defaults.default_checks`) and the utility measures
-  (:func:`anonlab.utility.defaults.default_measures`, ``--queries`` COUNT queries).
+  (:func:`anonlab.utility.defaults.default_measures`, ``--queries`` COUNT queries) and the
+  re-identification measures (``anonlab utility``'s ``run_risk``, no population).
 * ``W workers``: a LocalCluster of W worker processes with one thread each (started before the
   clock), :func:`~anonlab.distributed.worker_release.anonymize_on_workers` (read on the
   workers, parts, P2P shuffle, per-part algorithm, per-worker writing), then
-  :func:`~anonlab.distributed.written_checks.check_written_release` and
-  :func:`~anonlab.distributed.written_measures.utility_of_written_release` over the written
+  :func:`~anonlab.distributed.written_checks.check_written_release`,
+  :func:`~anonlab.distributed.written_measures.utility_of_written_release` and
+  :func:`~anonlab.distributed.written_measures.risk_of_written_release` over the written
   parts ("records MB": the size of ``publisher/records``, which holds the records' codes).
 
 Times are wall-clock medians; "driver peak" is the child's own peak RSS (the driver, without
@@ -95,6 +97,7 @@ def child_one_machine(path: str, algorithm: str, out: pathlib.Path) -> dict:
     import pyarrow.parquet as pq
 
     from anonlab.anonymize import anonymize
+    from anonlab.cli.utility import run_risk
     from anonlab.distributed.worker_cuts import row_group_rows
     from anonlab.distributed.worker_input import ROW, read_coded_frame
     from anonlab.models.defaults import default_checks
@@ -124,8 +127,11 @@ def child_one_machine(path: str, algorithm: str, out: pathlib.Path) -> dict:
     t1 = time.perf_counter()
     default_measures(release, QUERIES)
     utility = time.perf_counter() - t1
+    t1 = time.perf_counter()
+    run_risk(release)
+    risk = time.perf_counter() - t1
     del pq
-    return {"total": total, "checks": checks, "utility": utility,
+    return {"total": total, "checks": checks, "utility": utility, "risk": risk,
             "groups": int(release.n_groups), "peak": _peak()}  # fmt: skip
 
 
@@ -134,7 +140,11 @@ def child_workers(path: str, algorithm: str, workers: int, out: pathlib.Path, ma
 
     from anonlab.distributed.worker_release import anonymize_on_workers
     from anonlab.distributed.written_checks import check_written_release
-    from anonlab.distributed.written_measures import utility_of_written_release
+    from anonlab.distributed.written_measures import (
+        open_written_parts,
+        risk_of_written_release,
+        utility_of_written_release,
+    )
     from distributed import Client, LocalCluster
 
     template = _template()
@@ -161,10 +171,15 @@ def child_workers(path: str, algorithm: str, workers: int, out: pathlib.Path, ma
         check_written_release(client, out, template)
         checks = time.perf_counter() - t1
         t1 = time.perf_counter()
-        utility_of_written_release(client, out, QUERIES)
+        parts = open_written_parts(client, out)
+        utility_of_written_release(client, parts, QUERIES)
         utility = time.perf_counter() - t1
+        t1 = time.perf_counter()
+        risk_of_written_release(client, parts)
+        risk = time.perf_counter() - t1
     records = sum(f.stat().st_size for f in (out / "publisher" / "records").iterdir())
-    return {"total": total, "checks": checks, "utility": utility, "records_bytes": records,
+    return {"total": total, "checks": checks, "utility": utility, "risk": risk,
+            "records_bytes": records,
             "groups": result.n_groups, "peak": _peak(),
             "parts": result.n_parts, "stages": result.timings,
             "received_bytes": received[0]}  # fmt: skip
@@ -233,26 +248,29 @@ def main() -> None:
         print(
             "| algorithm | path | groups | parts | total s | read+parts s | shuffle s | "
             "anonymize s | write s | vs one machine | speed-up vs 1 worker | checks s | "
-            "checks vs one machine | utility s | utility vs one machine | records MB | "
-            "driver peak | driver received |"
+            "checks vs one machine | utility s | utility vs one machine | risk s | "
+            "risk vs one machine | records MB | driver peak | driver received |"
         )
-        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for algorithm in algorithms:
             one = results[(algorithm, "one")]
             one_total = statistics.median(a["total"] for a in one)
             one_checks = statistics.median(a["checks"] for a in one)
             one_utility = statistics.median(a["utility"] for a in one)
+            one_risk = statistics.median(a["risk"] for a in one)
             first = None
             for config in configs:
                 runs = results[(algorithm, config)]
                 total = statistics.median(a["total"] for a in runs)
                 checks = statistics.median(a["checks"] for a in runs)
                 utility = statistics.median(a["utility"] for a in runs)
+                risk = statistics.median(a["risk"] for a in runs)
                 peak = max(a["peak"] for a in runs) / 2**20
                 if config == "one":
                     print(
                         f"| {algorithm} | one machine | {runs[0]['groups']:,} | | {total:.2f} "
-                        f"| | | | | 1 | | {checks:.2f} | 1 | {utility:.2f} | 1 | | "
+                        f"| | | | | 1 | | {checks:.2f} | 1 | {utility:.2f} | 1 | "
+                        f"{risk:.2f} | 1 | | "
                         f"{peak:,.0f} MB | |"
                     )
                     continue
@@ -267,6 +285,7 @@ def main() -> None:
                       f"{stage['write']:.2f} | {total / one_total:.2f} | "
                       f"{first / total:.2f} | {checks:.2f} | {checks / one_checks:.2f} | "
                       f"{utility:.2f} | {utility / one_utility:.2f} | "
+                      f"{risk:.2f} | {risk / one_risk:.2f} | "
                       f"{runs[0]['records_bytes'] / 2**20:.1f} | "
                       f"{peak:,.0f} MB | {received:.2f} MB |")  # fmt: skip
     finally:
