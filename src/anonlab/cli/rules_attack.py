@@ -9,6 +9,7 @@ import pandas as pd
 import typer
 
 from anonlab.cli.common import (
+    CLUSTER,
     DATA,
     DATASET,
     DROP_MISSING,
@@ -20,6 +21,7 @@ from anonlab.cli.common import (
     RECORDS,
     RELEASE_DIR,
     SENSITIVE,
+    WORKERS,
     add_column,
     add_row,
     emit_json,
@@ -56,6 +58,8 @@ def attack_rules(
     ),
     records: Path | None = RECORDS,
     force: bool = FORCE_RECORDS,
+    cluster: str | None = CLUSTER,
+    workers: int | None = WORKERS,
     as_json: bool = JSON,
 ) -> None:
     """Negative association rules (Li & Li, Injector): records left with fewer than ℓ values.
@@ -65,10 +69,28 @@ def attack_rules(
     reported in two readings: values of its group no rule excludes (simple), and values some
     one-to-one assignment of the group's values still gives it (matching); beside them the
     random-worlds baseline (every distinct value of the group).
+
+    A release written by a cluster's workers (anonymize --on-workers) is attacked part by part
+    on a cluster (--cluster/--workers); without --rules the rules are mined there from the
+    release's own records.
     """
     from anonlab._validation import check_float, check_int
     from anonlab.attacks.negative_rules import negative_rule_attack
+    from anonlab.distributed.written_release import is_written
 
+    if is_written(release_dir):
+        given = {"--dataset": dataset, "--data": data, "--qi": qi, "--sensitive": sensitive,
+                 "--hierarchies": hierarchies, "--hierarchy-set": hierarchy_set,
+                 "--drop-missing": drop_missing or None}  # fmt: skip
+        original = [name for name, value in given.items() if value is not None]
+        _attack_written(release_dir, rules, original, l, min_exp, max_conditions, records,
+                        cluster, workers, as_json)  # fmt: skip
+        return
+    if cluster is not None or workers is not None:
+        raise AnonlabError(
+            "--cluster/--workers: the negative-rule attack of a release folder runs on this "
+            "machine; they are for a release the workers wrote (anonymize --on-workers)"
+        )
     if (rules is None) == (dataset is None and data is None):
         raise AnonlabError(
             "give either --rules FILE or the original table (--dataset NAME or --data FILE) to "
@@ -144,6 +166,11 @@ def attack_rules(
             }
         )
         atomic_write_text(records, guard_frame(frame).to_csv(index=False))
+    _print(summary, release_dir, l, source, as_json)
+
+
+def _print(summary: dict, release_dir: Path, l: int, source: str, as_json: bool) -> None:
+    """Print (or emit as JSON) the attack's summary."""
     if as_json:
         emit_json(summary)
         return
@@ -169,6 +196,68 @@ def attack_rules(
             f"{summary['inconsistent_groups']:,} groups have no assignment compatible with the "
             "rules (perturbed values?); they are read with the simple reading."
         )
+
+
+def _attack_written(release_dir, rules, original, l, min_exp, max_conditions, records,
+                    cluster, workers, as_json) -> None:  # fmt: skip
+    """A release the workers wrote: attacked part by part on the cluster
+    (:func:`anonlab.distributed.written_measures.rule_attack_of_written_release`)."""
+    from anonlab._validation import check_float, check_int
+    from anonlab.cli.common import check_workers_option, client_from_options
+    from anonlab.distributed.written_measures import (
+        open_written_parts,
+        rule_attack_of_written_release,
+    )
+    from anonlab.mining.negative_rules import NegativeRuleSet
+
+    if cluster is None and workers is None:
+        raise AnonlabError(
+            f"{str(release_dir)!r} was written by a cluster's workers (anonymize --on-workers); "
+            "it is attacked on a cluster too: give --cluster ADDRESS or --workers N"
+        )
+    if original:
+        raise AnonlabError(
+            f"{original[0]}: it describes an original table to mine the rules from; a release "
+            "the workers wrote keeps its records in its parts, and without --rules the rules "
+            f"are mined from them on the workers (drop {', '.join(original)})"
+        )
+    if records is not None:
+        raise AnonlabError(
+            "--records: the per-record results of a release the workers wrote stay on the "
+            "workers (the attack reduces them to counts); drop --records"
+        )
+    if not 0 < check_float("min_exp", min_exp) < 1:
+        raise AnonlabError(f"--min-exp (minExp) must lie in (0, 1), got {min_exp}")
+    max_conditions = check_int("max_conditions", max_conditions, minimum=1)
+    check_workers_option(workers)
+    with client_from_options(cluster, workers) as client:
+        with stage("reading the written parts on the Dask cluster", as_json):
+            parts = open_written_parts(client, release_dir)
+        n_values = parts.release.table.domain_size(parts.release.sensitive)
+        if l is None:
+            l = parts.manifest.get("parameters", {}).get("l")
+            if l is None:
+                raise AnonlabError("--l is required: the release's manifest names no ℓ")
+        l = check_int("l", l, minimum=1)
+        if l > n_values:
+            raise AnonlabError(
+                f"--l {l} is larger than the sensitive domain ({n_values} values of "
+                f"{parts.release.sensitive!r}); choose l <= {n_values}"
+            )
+        rule_set = None if rules is None else NegativeRuleSet.read(rules, parts.release.table)
+        with stage("attacking the parts on the Dask cluster", as_json):
+            summary = rule_attack_of_written_release(
+                client, parts, rule_set, l=l, min_expectation=min_exp,
+                max_conditions=max_conditions,
+            )  # fmt: skip
+    source = (
+        str(rules)
+        if rules is not None
+        else f"mined from the release's records (minExp {min_exp}, <= {max_conditions} conditions)"
+    )
+    summary = {"release": str(release_dir), "algorithm": parts.manifest.get("algorithm"),
+               "rules": source, **summary}  # fmt: skip
+    _print(summary, release_dir, l, source, as_json)
 
 
 def register(app: typer.Typer, attack_app: typer.Typer) -> None:

@@ -20,7 +20,9 @@ measure of :mod:`anonlab.distributed.measures` then runs on them unchanged:
   :func:`~anonlab.distributed.measures.foreground_attack_distributed`. Its result is per
   record, so for it the driver gathers each record's group id and input row (not its values);
 * :func:`risk_of_written_release`: the re-identification measures without a population, from
-  the published classes counted on the workers (per record too: :func:`record_groups`).
+  the published classes counted on the workers (per record too: :func:`record_groups`);
+* :func:`rule_attack_of_written_release`: the negative-association-rule attack, part by part
+  (groups never span parts), counts only.
 
 The driver holds the release's **template** (schema and domains), its counts and the reduced
 statistics (per group: size and published sensitive histogram; per group and quasi-identifier:
@@ -427,3 +429,92 @@ def _renumbered(part, renumber: np.ndarray):
     from dataclasses import replace
 
     return replace(part, group=renumber[part.group])
+
+
+#: The negative-rule attack's counts, each a sum over the parts (groups never span parts).
+RULE_ATTACK_COUNTS = (
+    "records",
+    "vulnerable_matching",
+    "pinned_matching",
+    "vulnerable_simple",
+    "pinned_simple",
+    "vulnerable_baseline",
+    "pinned_baseline",
+    "vulnerable_groups_matching",
+    "inconsistent_groups",
+    "excluded_pairs",
+    "true_value_possible_matching",
+    "disclosed_matching",
+    "true_value_possible_simple",
+    "disclosed_simple",
+)
+
+
+def _rule_attack_part(part, shared: tuple) -> dict:
+    """On a worker: the negative-rule attack on one part (whole groups), its counts and the
+    records' histogram of possible values per reading, scored against the part's records."""
+    from anonlab.attacks.negative_rules import negative_rule_attack
+    from anonlab.release import Release
+
+    rules, l, scheme = shared
+    sens = part.table.require_sensitive()
+    perturbed = not np.array_equal(part.published_sensitive, part.table.codes[sens])
+    release = Release(
+        part.table, part.group, scheme, {"parameters": {"l": l}},
+        published_sensitive=part.published_sensitive if perturbed else None,
+    )  # fmt: skip
+    result = negative_rule_attack(release, rules, l=l)
+    out = {k: np.int64(v) for k, v in {**result.counts(), **result.score(release)}.items()
+           if k in RULE_ATTACK_COUNTS}  # fmt: skip
+    n_values = len(result.values)
+    for reading in ("matching", "simple", "baseline"):
+        out[f"hist:{reading}"] = np.bincount(result.n_possible(reading), minlength=n_values + 1)
+    return out
+
+
+def rule_attack_of_written_release(
+    client: Any,
+    path: str | Path | WrittenParts,
+    rules: Any = None,
+    *,
+    l: int | None = None,
+    min_expectation: float = 0.9,
+    max_conditions: int = 1,
+) -> dict[str, Any]:
+    """The negative-association-rule attack (Li and Li, Injector;
+    :func:`anonlab.attacks.negative_rules.negative_rule_attack`) on the release the workers
+    wrote, part by part on the workers: a group never spans two parts, and the attack reads a
+    record only with its group (the rules excluding values of its group, a one-to-one
+    assignment per group), so each part is attacked where it lies and only counts travel.
+
+    ``rules``: a :class:`~anonlab.mining.negative_rules.NegativeRuleSet` (the adversary's
+    knowledge); default: mined from the release's own records on the workers
+    (:func:`rules_of_written_release` with ``min_expectation`` and ``max_conditions``), what
+    ``anonlab attack rules --data ORIGINAL`` mines from the original. ``l``: default the
+    release's. Returns the single machine's summary (``to_json()`` without per-record data,
+    with ``score``: whether each record's true value stays possible, and how many are
+    disclosed), equal to it (tested), plus ``n_rules``.
+    """
+    from anonlab._validation import check_int
+    from anonlab.distributed.mapreduce import map_reduce
+
+    parts = path if isinstance(path, WrittenParts) else open_written_parts(client, path)
+    if l is None:
+        l = parts.manifest.get("parameters", {}).get("l")
+        if l is None:
+            raise AnonlabError("parameter 'l' is required: the release's manifest names no ℓ")
+    l = check_int("l", l, minimum=1)
+    if rules is None:
+        rules = rules_of_written_release(
+            client, parts, min_expectation=min_expectation, max_conditions=max_conditions
+        )
+    how = {k: "sum" for k in RULE_ATTACK_COUNTS}
+    how.update({f"hist:{r}": "sum" for r in ("matching", "simple", "baseline")})
+    out = map_reduce(_rule_attack_part, parts.partitions, (rules, l, parts.release.scheme), how)
+    summary: dict[str, Any] = {"attack": "negative-rules", "l": l}
+    summary.update({k: int(out[k]) for k in RULE_ATTACK_COUNTS})
+    summary["records_by_possible_values"] = {
+        r: out[f"hist:{r}"].astype(np.int64).tolist() for r in ("matching", "simple", "baseline")
+    }
+    summary["n_rules"] = len(rules) if hasattr(rules, "__len__") else None
+    return summary
