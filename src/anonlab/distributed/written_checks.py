@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from anonlab.distributed.written_release import table_without_records
 from anonlab.errors import AnonlabError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -181,6 +182,54 @@ def _check_part(
     return out
 
 
+def _profiles(statistics: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """On a worker: the part's distinct count profiles (each group's sensitive counts sorted in
+    decreasing order, what maximum disclosure reads of a group) with their multiplicities."""
+    profiles, counts = np.unique(-np.sort(-statistics[2], axis=1), axis=0, return_counts=True)
+    return profiles, counts
+
+
+def _ck_part(statistics: tuple, profiles: np.ndarray, values: np.ndarray, c: float,
+             witness: int, parameters: dict) -> dict:  # fmt: skip
+    """On a worker: the part's (c,k)-safety verdict from each profile's maximum disclosure
+    with the target in a group of that profile (``values``, computed on the driver), and the
+    part's lowest group id holding the witness profile with that group's most frequent value."""
+    ids, sizes, hist = statistics
+    own = -np.sort(-hist, axis=1)
+    both = np.vstack([profiles, own])
+    _, inverse = np.unique(both, axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    slot = np.full(int(inverse.max()) + 1, -1, dtype=np.int64)
+    slot[inverse[: len(profiles)]] = np.arange(len(profiles))
+    profile = slot[inverse[len(profiles) :]]
+    if (profile < 0).any():
+        raise AnonlabError("internal: a group's count profile was not sent to the driver")
+    per_group = values[profile]
+    violating = np.flatnonzero(per_group >= c)
+    top = float(per_group.max())
+    at = profile == witness
+    target, target_code = None, None
+    if at.any():
+        g = int(np.flatnonzero(at)[np.argmin(ids[at])])
+        target = int(ids[g])
+        target_code = int(np.argsort(-hist[g], kind="stable")[0])
+    return {
+        "model": "ck-safety",
+        "parameters": parameters,
+        "worst": "max",
+        "holds": not len(violating),
+        "value": top,
+        "worst_group": int(ids[per_group == top].min()),
+        "worst_value": top,
+        "n_groups": len(ids),
+        "n_violating_groups": int(len(violating)),
+        "violating_records": int(sizes[violating].sum()),
+        "violating_groups": np.sort(ids[violating])[:MAX_LISTED].tolist(),
+        "details": {},
+        "target": (target, target_code),
+    }
+
+
 # ------------------------------------------------------------------------------- driver side
 def _reduce(per_part: list[list[dict]]) -> list[WrittenCheck]:
     out = []
@@ -232,6 +281,8 @@ def check_written_release(
     template); every part file is checked against its SHA-256 on the worker that reads it.
     ``template``: the table the release was made from, to use instead of the folder's own."""
     from anonlab.distributed.written_release import open_written
+    from anonlab.models.defaults import check_specs
+    from anonlab.release import Release
 
     root = Path(path)
     manifest, kept = open_written(root)
@@ -267,20 +318,95 @@ def check_written_release(
         reference += answer
     if on_gather is not None:
         on_gather("value counts", reference)
-    check_args = {"k": k, "l": l, "c": c, "t": t, "m": m,
-                  "sensitive_values": sensitive_values, "only": only}  # fmt: skip
+    # the models and their parameters, as each part will decide them (from the manifest)
+    named = Release._from_statistics(template, 0, np.zeros(0), _no_histogram, scheme)
+    named.manifest["parameters"] = dict(manifest.get("parameters", {}))
+    specs = check_specs(named, k, l, c, t, m, sensitive_values, only)
+    per_part_models = [name for name, _ in specs if name != "ck-safety"]
+    results: dict[str, WrittenCheck] = {}
+    if per_part_models:
+        check_args = {"k": k, "l": l, "c": c, "t": t, "m": m,
+                      "sensitive_values": sensitive_values, "only": per_part_models}  # fmt: skip
+        per_part = client.gather(
+            client.map(
+                _check_part,
+                statistics,
+                [scheme] * n,
+                [template] * n,
+                [manifest.get("parameters", {})] * n,
+                [reference] * n,
+                [check_args] * n,
+                pure=False,
+            )  # fmt: skip
+        )
+        if on_gather is not None:
+            on_gather("part checks", per_part)
+        results.update((r.model, r) for r in _reduce(per_part))
+    for name, parameters in specs:
+        if name == "ck-safety":
+            results[name] = _ck_safety(client, statistics, template, scheme, parameters,
+                                       on_gather)  # fmt: skip
+    return [results[name] for name, _ in specs]
+
+
+def _no_histogram() -> np.ndarray:
+    raise AnonlabError("internal: the checks' parameters need no histogram")
+
+
+def _ck_safety(client, statistics: list, template: Table, scheme: str, parameters: dict,
+               on_gather) -> WrittenCheck:  # fmt: skip
+    """(c,k)-safety over the parts: maximum disclosure couples groups (the attacker's
+    implications may mention people of any group, notes §4.4), so it is not decided per part.
+
+    It reads a group only through its *count profile* (sensitive counts sorted in decreasing
+    order), and at most ``k + 1`` groups besides the target's receive the attacker's
+    statements: the workers send their distinct profiles with multiplicities; the driver runs
+    the single machine's check (:func:`anonlab.models.ck_safety.ck_safety`) on a release of one
+    group per profile instance (each profile repeated at most ``k + 2`` times), which gives each
+    profile's maximum disclosure with the target in a group of that profile; the workers then
+    map their groups to those values (violations, worst group). Equal to the single machine's
+    verdict, value, per-group violations and worst group (tested). The witness's statements
+    name the stand-in groups, so they are not listed; its target group is the lowest published
+    id with the witness's profile, and its value that group's most frequent value."""
+    from anonlab.models.ck_safety import ck_safety
+    from anonlab.release import Release
+
+    answers = client.gather(client.map(_profiles, statistics, pure=False))
+    if on_gather is not None:
+        on_gather("count profiles", answers)
+    profiles, inverse = np.unique(np.vstack([a[0] for a in answers]), axis=0, return_inverse=True)
+    counts = np.bincount(inverse.ravel(), weights=np.concatenate([a[1] for a in answers]))
+    k = int(parameters["k"])
+    copies = np.minimum(counts.astype(np.int64), k + 2)
+    rows = np.repeat(profiles, copies, axis=0)
+    table = table_without_records(template, int(rows.sum()))
+    stand_in = Release._from_statistics(table, len(rows), rows.sum(axis=1), lambda: rows, scheme)
+    result = ck_safety(stand_in, c=parameters["c"], k=k)
+    first = np.concatenate([[0], np.cumsum(copies)[:-1]])
+    values = result.per_group[first]  # each profile's maximum disclosure, target in it
+    witness = int(np.searchsorted(first, result.details["target_group"], side="right") - 1)
     per_part = client.gather(
         client.map(
-            _check_part,
+            _ck_part,
             statistics,
-            [scheme] * n,
-            [template] * n,
-            [manifest.get("parameters", {})] * n,
-            [reference] * n,
-            [check_args] * n,
+            [profiles] * len(statistics),
+            [values] * len(statistics),
+            [float(parameters["c"])] * len(statistics),
+            [witness] * len(statistics),
+            [dict(result.parameters)] * len(statistics),
             pure=False,
         )  # fmt: skip
     )
-    if on_gather is not None:
-        on_gather("part checks", per_part)
-    return _reduce(per_part)
+    [reduced] = _reduce([[a] for a in per_part])
+    targets = [a["target"] for a in per_part if a["target"][0] is not None]
+    group, code = min(targets)
+    reduced.details = {
+        "max_disclosure": float(result.details["max_disclosure"]),
+        "target_group": group,
+        "target_record": None,
+        "target_value": str(template.values[template.require_sensitive()][code]),
+        "knowledge": [],
+        "knowledge_note": "checked from the parts' count profiles: the statements are not "
+        "listed (check the release on one machine for them)",
+    }
+    return reduced

@@ -29,10 +29,10 @@ statistics (per group: size and published sensitive histogram; per group and qua
 the smallest and largest code, for the generalization estimate), never the records. Its
 :class:`~anonlab.release.Release` is a candidate known by those statistics
 (``Release._from_statistics``) over a table that has the release's number of rows but no codes:
-reading a column raises (:class:`RecordsOnWorkers`), so that a measure that would read the
-records on the driver fails rather than runs on stand-ins. Results equal the single machine's
-on the same groups (tested): the groups themselves are the single machine's
-(:mod:`.worker_release`).
+reading a column raises (:class:`~anonlab.distributed.written_release.RecordsOnWorkers`), so
+that a measure that would read the records on the driver fails rather than runs on stand-ins.
+Results equal the single machine's on the same groups (tested): the groups themselves are the
+single machine's (:mod:`.worker_release`).
 
 Choices where the issue is silent: the deFinetti statistics and the population-based measures
 are not run here (the Gibbs sweeps run on one machine; a population is matched against the
@@ -44,13 +44,13 @@ their codes is refused, naming the fix.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from anonlab.distributed.written_release import table_without_records
 from anonlab.errors import AnonlabError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -128,43 +128,6 @@ def _read_part(root: str, rel: str, info: dict, template: Table, n_groups: int, 
 
 
 # ------------------------------------------------------------------------------- driver side
-def _rows_elsewhere(template: Table, n_rows: int, row_id: np.ndarray | None = None) -> Table:
-    """The template's schema and domains with ``n_rows`` rows and no codes: the records are on
-    the workers (module docstring). Built over a constant broadcast to the rows (no memory), for
-    the row count, then given :class:`RecordsOnWorkers` as its codes. ``row_id``: the records'
-    input rows when the driver holds them (default: ``-1`` broadcast)."""
-    from anonlab.table import Table
-
-    absent = np.broadcast_to(np.int32(-1), (n_rows,))
-    codes = dict.fromkeys(template.schema.names, absent)
-    if row_id is None:
-        row_id = np.broadcast_to(np.int64(-1), (n_rows,))
-    table = Table(template.schema, codes, template.values, row_id=row_id, types=template.types)
-    table.codes = RecordsOnWorkers(template.schema.names)  # a read raises, naming the column
-    return table
-
-
-class RecordsOnWorkers(Mapping):
-    """The ``codes`` of the driver's table of a written release: the attribute names, and an
-    error for any read of a column (the records are in the parts, on the workers), so that a
-    measure that would read the records on the driver fails instead of running on stand-ins."""
-
-    def __init__(self, names: Sequence[str]) -> None:
-        self._names = tuple(names)
-
-    def __getitem__(self, name: str) -> np.ndarray:
-        raise AnonlabError(
-            f"the records of column {name!r} are in the release's parts, on the workers; this "
-            "measure reads them on the driver and does not run over written parts"
-        )
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._names)
-
-    def __len__(self) -> int:
-        return len(self._names)
-
-
 def _groups_and_rows(part, _: Any) -> dict:
     """A block's published group ids (narrowed) and input rows, in its order."""
     from anonlab.distributed.measures.keys import narrow
@@ -245,7 +208,7 @@ def open_written_parts(
         held=(template_future,),
         workers=workers,
     )
-    table = _rows_elsewhere(template, n_rows)
+    table = table_without_records(template, n_rows)
     scheme = manifest["scheme"]
     bare = Release._from_statistics(table, n_groups, np.zeros(0), _no_histogram, scheme)
     stats = group_statistics_distributed(bare, partitions=parts)
@@ -298,7 +261,7 @@ class RecordGroups:
     Attributes
     ----------
     release : Release
-        Over the parts' records in order (:class:`RecordsOnWorkers` as codes; ``table.row_id``
+        Over the parts' records in order (no codes on the driver; ``table.row_id``
         each record's input row), its groups numbered as :class:`~anonlab.release.Release`
         numbers them (in order of first appearance), with the group statistics counted.
     partitions : ScatteredPartitions
@@ -323,7 +286,7 @@ def record_groups(client: Any, path: str | Path | WrittenParts) -> RecordGroups:
     group = np.concatenate([b["group"] for b in blocks]).astype(np.int64)
     row_id = np.concatenate([b["row"] for b in blocks])
     del blocks
-    table = _rows_elsewhere(parts.release.table, len(group), row_id)
+    table = table_without_records(parts.release.table, len(group), row_id)
     release = Release(table, group, parts.release.scheme, dict(parts.release.manifest))
     if release.n_groups != parts.release.n_groups:
         raise AnonlabError(

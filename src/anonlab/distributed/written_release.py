@@ -25,12 +25,17 @@ from __future__ import annotations
 
 import hmac
 import json
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from anonlab import export_order
 from anonlab.errors import AnonlabError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from anonlab.table import Table
 
 MANIFEST = "publisher/manifest.json"
 TEMPLATE_DOMAINS = "publisher/template-domains.parquet"
@@ -161,3 +166,41 @@ def open_written(path: str | Path):
                 "were written; the release is damaged"
             )
     return manifest, table.take(np.zeros(0, dtype=np.int64))
+
+
+def table_without_records(template: Table, n_rows: int, row_id: np.ndarray | None = None) -> Table:
+    """The template's schema and domains with ``n_rows`` rows and no codes, for the driver of a
+    measure whose records are on the workers: built over a constant broadcast to the rows (no
+    memory), for the row count, then given :class:`RecordsOnWorkers` as its codes, so that any
+    read of a record on the driver fails. ``row_id``: the records' input rows when the driver
+    holds them (default: ``-1`` broadcast)."""
+    from anonlab.table import Table
+
+    absent = np.broadcast_to(np.int32(-1), (n_rows,))
+    codes = dict.fromkeys(template.schema.names, absent)
+    if row_id is None:
+        row_id = np.broadcast_to(np.int64(-1), (n_rows,))
+    table = Table(template.schema, codes, template.values, row_id=row_id, types=template.types)
+    table.codes = RecordsOnWorkers(template.schema.names)  # a read raises, naming the column
+    return table
+
+
+class RecordsOnWorkers(Mapping):
+    """The ``codes`` of the driver's table of a written release: the attribute names, and an
+    error for any read of a column (the records are in the parts, on the workers), so that a
+    measure that would read the records on the driver fails instead of running on stand-ins."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self._names = tuple(names)
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        raise AnonlabError(
+            f"the records of column {name!r} are in the release's parts, on the workers; this "
+            "measure reads them on the driver and does not run over written parts"
+        )
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
