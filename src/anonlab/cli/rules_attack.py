@@ -104,17 +104,7 @@ def attack_rules(
     require_file_free(records, "--records", force)  # before any work
     # --sensitive names the original's sensitive column, and with it the attribute attacked
     release = open_release(release_dir, sensitive)
-    n_values = release.table.domain_size(release.sensitive)
-    if l is None:
-        l = release.manifest.get("parameters", {}).get("l")
-        if l is None:
-            raise AnonlabError("--l is required: the release's manifest names no ℓ")
-    l = check_int("l", l, minimum=1)
-    if l > n_values:
-        raise AnonlabError(
-            f"--l {l} is larger than the sensitive domain ({n_values} values of "
-            f"{release.sensitive!r}); choose l <= {n_values}"
-        )
+    l = _resolve_l(l, release.manifest, release.table)
     from anonlab.mining.negative_rules import NegativeRuleSet, mine_negative_rules
 
     original = None
@@ -167,6 +157,24 @@ def attack_rules(
         )
         atomic_write_text(records, guard_frame(frame).to_csv(index=False))
     _print(summary, release_dir, l, source, as_json)
+
+
+def _resolve_l(l: int | None, manifest: dict, table) -> int:
+    """--l, or the release's ℓ; at most the sensitive domain's size."""
+    from anonlab._validation import check_int
+
+    if l is None:
+        l = manifest.get("parameters", {}).get("l")
+        if l is None:
+            raise AnonlabError("--l is required: the release's manifest names no ℓ")
+    l = check_int("l", l, minimum=1)
+    n_values = table.domain_size(table.sensitive)
+    if l > n_values:
+        raise AnonlabError(
+            f"--l {l} is larger than the sensitive domain ({n_values} values of "
+            f"{table.sensitive!r}); choose l <= {n_values}"
+        )
+    return l
 
 
 def _print(summary: dict, release_dir: Path, l: int, source: str, as_json: bool) -> None:
@@ -233,17 +241,7 @@ def _attack_written(release_dir, rules, original, l, min_exp, max_conditions, re
     with client_from_options(cluster, workers) as client:
         with stage("reading the written parts on the Dask cluster", as_json):
             parts = open_written_parts(client, release_dir)
-        n_values = parts.release.table.domain_size(parts.release.sensitive)
-        if l is None:
-            l = parts.manifest.get("parameters", {}).get("l")
-            if l is None:
-                raise AnonlabError("--l is required: the release's manifest names no ℓ")
-        l = check_int("l", l, minimum=1)
-        if l > n_values:
-            raise AnonlabError(
-                f"--l {l} is larger than the sensitive domain ({n_values} values of "
-                f"{parts.release.sensitive!r}); choose l <= {n_values}"
-            )
+        l = _resolve_l(l, parts.manifest, parts.release.table)
         rule_set = None if rules is None else NegativeRuleSet.read(rules, parts.release.table)
         with stage("attacking the parts on the Dask cluster", as_json):
             summary = rule_attack_of_written_release(
