@@ -252,8 +252,8 @@ def test_ck_safety_over_written_parts_equals_one_machine(
         seen_partial |= 0 < theirs.n_violating_groups < len(theirs.per_group)
     assert seen_partial or algorithm == "anatomy"  # Anatomy's groups mostly share one profile
     # with the other models, in the order anonlab check lists them
-    models = [r.model for r in check_written_release(dask_client, path, c=0.9, k=1,
-                                                     only=["l-diversity", "ck-safety"])]  # fmt: skip
+    both = check_written_release(dask_client, path, c=0.9, k=1, only=["l-diversity", "ck-safety"])
+    models = [r.model for r in both]
     assert models == ["l-diversity", "ck-safety"]
 
 
@@ -321,14 +321,14 @@ def test_cli_utility_of_a_written_release(dask_client, written, census_table, cl
 
 
 @pytest.mark.parametrize(
-    "argv", [["audit"], ["attack", "foreground"], ["attack", "definetti"], ["attack", "worst-case"]]
+    "argv", [["attack", "foreground"], ["attack", "definetti"], ["attack", "worst-case"]]
 )
 def test_commands_for_a_release_folder_name_the_written_releases_commands(written, cli, argv):
     path = written["mondrian"]
     code, _, stderr = cli([*argv, str(path)])
     text = " ".join(stderr.split())
     assert code == 2 and "Traceback" not in stderr, stderr
-    assert "a release the workers wrote" in text and "anonlab utility DIR --cluster" in text
+    assert "a release the workers wrote" in text and "anonlab audit DIR --cluster" in text
 
 
 def test_cli_rule_attack_of_a_written_release(dask_client, written, cli, tmp_path):
@@ -361,4 +361,62 @@ def test_cli_rule_attack_of_a_written_release(dask_client, written, cli, tmp_pat
         assert code == 2, extra
         assert message in " ".join(stderr.split()) and "Traceback" not in stderr
     code, _, stderr = cli(["attack", "rules", str(path)])
+    assert code == 2 and "give --cluster ADDRESS or --workers N" in " ".join(stderr.split())
+
+
+@pytest.mark.parametrize("algorithm", ["mondrian", "anatomy"])
+def test_audit_of_a_written_release_equals_the_redacted_single_machine_audit(
+    dask_client, written, census_table, algorithm
+):
+    """The stages that run over the parts give the single machine's findings on the same groups
+    in their shareable form (no record-level data either way), and the same decision."""
+    from anonlab.distributed.written_audit import audit_written_release
+    from anonlab.report.audit import audit
+
+    path = written[algorithm]
+    scheme = "generalization" if algorithm == "mondrian" else "bucketization"
+    one = _single_machine(census_table, path, scheme)
+    one.manifest["algorithm"] = algorithm
+    stages = ["checks", "negative-rules", "risk", "utility"]
+    options = {"stages": stages, "seed": 3, "queries": 500, "min_expectation": 0.8}
+    ours = audit_written_release(dask_client, path, **options).redacted()
+    theirs = audit(one, **options).redacted()
+    for a, b in zip(ours.findings, theirs.findings, strict=True):
+        ja, jb = a.to_json(), b.to_json()
+        ja.pop("seconds"), jb.pop("seconds")
+        _same(ja, jb, a.key)
+    assert ours.decision.to_json() == theirs.decision.to_json()
+    assert [f.verdict for f in ours.findings] != ["pass"] * 4  # something is found: not vacuous
+    # the other stages say why they did not run, and decide nothing
+    full = audit_written_release(dask_client, path, seed=3, queries=200)
+    skipped = {f.key: f.headline for f in full.findings if f.verdict == "skipped"}
+    assert set(skipped) == {"definetti", "foreground", "worst-case", "algorithm", "distributions"}
+    assert all(h.startswith("not over written parts: ") for h in skipped.values())
+
+
+def test_cli_audit_of_a_written_release(dask_client, written, cli, tmp_path):
+    path = written["mondrian"]
+    address = dask_client.scheduler.address
+    report, summary = tmp_path / "audit.html", tmp_path / "audit.json"
+    argv = ["audit", str(path), "--cluster", address, "--queries", "300", "--seed", "1",
+            "--report", str(report), "--summary", str(summary)]  # fmt: skip
+    code, stdout, stderr = cli([*argv, "--redacted-summary", str(tmp_path / "shared.json")])
+    assert code == 0, stderr
+    written_json = json.loads(summary.read_text())
+    stages = {f["key"]: f["verdict"] for f in written_json["findings"]}
+    assert stages["checks"] in ("pass", "fail") and stages["foreground"] == "skipped"
+    assert written_json["release"]["written_by_workers"] is True
+    assert "Privacy models" in report.read_text() and written_json["decision"] is not None
+    shared = json.loads((tmp_path / "shared.json").read_text())
+    assert shared["redacted"] is True and shared["decision"] == written_json["decision"]
+    text = " ".join(stdout.split())
+    assert "Audit of" in text and "skipped" in text
+    for extra, message in [
+        (["--data", str(path)], "--data: a release the workers wrote"),
+        (["--at-risk", str(tmp_path / "r.csv")], "--at-risk: the audit of a release"),
+    ]:
+        code, _, stderr = cli([*argv, "--force", *extra])
+        assert code == 2, extra
+        assert message in " ".join(stderr.split()) and "Traceback" not in stderr
+    code, _, stderr = cli(["audit", str(path)])
     assert code == 2 and "give --cluster ADDRESS or --workers N" in " ".join(stderr.split())

@@ -26,7 +26,9 @@ from rich.text import Text
 
 from anonlab.cli.common import (
     AUDIT_OPTIONS,
+    CLUSTER,
     JSON,
+    WORKERS,
     AuditOptions,
     emit_json,
     err,
@@ -120,6 +122,60 @@ def _write_at_risk(frame, path: Path) -> None:
     atomic_write_bytes(path, buffer.getvalue())
 
 
+def _audit_here(release, stages: list[str], show: bool, kwargs: dict):
+    """The audit on this machine, with a progress bar on a terminal (or the serve page's
+    progress events)."""
+    from anonlab.report import audit as run_audit
+
+    if show:
+        with AuditProgress(stages, err) as bar:
+            return run_audit(release, on_progress=bar.update, **kwargs)
+    if progress_file() is not None:  # run by `anonlab serve`: its page draws the stages
+
+        def tell(event):
+            inner = f" {event.completed}/{event.total}" if event.event == "advance" else ""
+            progress_event(f"audit: {event.stage}{inner}", event.index, event.stages)
+
+        return run_audit(release, on_progress=tell, **kwargs)
+    return run_audit(release, **kwargs)
+
+
+def _refuse_for_written(release_dir, data, at_risk, cluster, workers) -> None:
+    """What a release the workers wrote cannot be audited with, refused before any work."""
+    from anonlab.cli.common import check_workers_option
+
+    if cluster is None and workers is None:
+        raise AnonlabError(
+            f"{str(release_dir)!r} was written by a cluster's workers (anonymize --on-workers); "
+            "it is audited on a cluster too: give --cluster ADDRESS or --workers N"
+        )
+    if data is not None:
+        raise AnonlabError(
+            "--data: a release the workers wrote keeps the publisher's records in its parts "
+            "(sealed with the release); drop --data"
+        )
+    if at_risk is not None:
+        raise AnonlabError(
+            "--at-risk: the audit of a release the workers wrote lists no records (their "
+            "values stay on the workers); drop --at-risk"
+        )
+    check_workers_option(workers)
+
+
+def _audit_written(release_dir, cluster, workers, kwargs: dict, as_json: bool):
+    """The audit of a release the workers wrote, on the cluster
+    (:func:`anonlab.distributed.written_audit.audit_written_release`)."""
+    from anonlab.cli.common import client_from_options, say
+    from anonlab.distributed.written_audit import audit_written_release
+
+    def tell(name: str) -> None:
+        if not as_json:
+            say(f"audit over the written parts: {name}")
+
+    with client_from_options(cluster, workers) as client:
+        return audit_written_release(client, release_dir, on_stage=tell, **kwargs)
+
+
 @takes_audit_options()
 def audit_command(
     release_dir: Path = typer.Argument(..., help="A release directory."),
@@ -166,22 +222,38 @@ def audit_command(
         help="Shareable reports: verdicts and aggregate figures only, no record-level value "
         "(default: an internal report that lists individual records).",
     ),
+    cluster: str | None = CLUSTER,
+    workers: int | None = WORKERS,
     as_json: bool = JSON,
 ) -> None:
     """Audit a release: privacy models, every attack beside its baseline, risk, utility.
 
     Writes a self-contained HTML report and a JSON summary (atomically) and prints the verdicts.
     Both are internal documents (they list individual records) unless --redact is given.
+
+    A release written by a cluster's workers (anonymize --on-workers) is audited on a cluster
+    (--cluster/--workers) from its part files: checks, negative rules, risk and utility; the
+    other stages are reported as skipped, with the reason, and no finding lists records.
     """
     from anonlab.atomic_output import require_file_free
-    from anonlab.report import audit as run_audit
+    from anonlab.distributed.written_release import is_written
     from anonlab.report import stage_names, write_html, write_json
     from anonlab.report.audit import at_risk_frame
     from anonlab.resources import check_audit_sizes
 
-    release = open_release(release_dir)
-    if data is not None:
-        truth_from_data(release, data)  # the release must be this table's
+    written = is_written(release_dir)
+    if written:
+        _refuse_for_written(release_dir, data, at_risk, cluster, workers)
+        release = None
+    else:
+        if cluster is not None or workers is not None:
+            raise AnonlabError(
+                "--cluster/--workers: a release folder is audited on this machine; they are "
+                "for a release the workers wrote (anonymize --on-workers)"
+            )
+        release = open_release(release_dir)
+        if data is not None:
+            truth_from_data(release, data)  # the release must be this table's
     budget = audit.budget()
     chosen = split_list(stages)
     known = stage_names()
@@ -200,22 +272,14 @@ def audit_command(
         raise AnonlabError(f"--at-risk {str(at_risk)!r}: use a .csv or .parquet file name")
     report = report or release_dir / "audit.html"
     summary = summary or release_dir / "audit.json"
-    check_audit_sizes(release, **budget.sizes())
     show = not as_json and err.is_terminal
     thresholds = audit.thresholds()
     kwargs = dict(stages=chosen, budget=budget, seed=seed, thresholds=thresholds)
-    if show:
-        with AuditProgress(list(chosen or known), err) as bar:
-            result = run_audit(release, on_progress=bar.update, **kwargs)
-    elif progress_file() is not None:  # run by `anonlab serve`: its page draws the stages
-
-        def tell(event):
-            inner = f" {event.completed}/{event.total}" if event.event == "advance" else ""
-            progress_event(f"audit: {event.stage}{inner}", event.index, event.stages)
-
-        result = run_audit(release, on_progress=tell, **kwargs)
+    if written:
+        result = _audit_written(release_dir, cluster, workers, kwargs, as_json)
     else:
-        result = run_audit(release, **kwargs)
+        check_audit_sizes(release, **budget.sizes())
+        result = _audit_here(release, list(chosen or known), show, kwargs)
     if at_risk is not None:  # from the internal audit, before any redaction
         _write_at_risk(at_risk_frame(result, release), at_risk)
     if redacted_report is not None or redacted_summary is not None:  # one run, both readers

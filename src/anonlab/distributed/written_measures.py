@@ -339,6 +339,7 @@ def risk_of_written_release(
     client: Any,
     path: str | Path | WrittenParts | RecordGroups,
     sampling_fraction: float | None = None,
+    threshold: float = 0.2,
 ) -> tuple[dict[str, Any], Release]:
     """The re-identification measures ``anonlab utility`` reports without a population
     (``reidentification-risk``: prosecutor, journalist and marketer risk and sample uniques;
@@ -353,7 +354,7 @@ def risk_of_written_release(
     (:func:`~anonlab.distributed.measures.published_generalization`), grouped on the driver.
     The per-record results are in the parts' order (the driver release's ``table.row_id``
     gives each record's input row). Equal to the single machine's on the same groups (tested).
-    Returns ``(measures, release)``."""
+    ``threshold``: a record is at risk above it. Returns ``(measures, release)``."""
     from anonlab.distributed.measures import published_generalization
     from anonlab.distributed.measures.foreground import row_index
     from anonlab.utility import measure
@@ -379,7 +380,7 @@ def risk_of_written_release(
             PublishedClasses(record_class, index.count, first.astype(np.int64), release.scheme),
         )
     measures = {
-        "reidentification-risk": measure(release, "reidentification-risk"),
+        "reidentification-risk": measure(release, "reidentification-risk", threshold=threshold),
         "population-uniqueness": measure(
             release, "population-uniqueness", sampling_fraction=sampling_fraction
         ),

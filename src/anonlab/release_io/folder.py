@@ -181,8 +181,9 @@ def _read_manifest(path: Path) -> dict:
     if not mpath.exists() and (path / "publisher" / "manifest.json").is_file():
         raise AnonlabError(
             f"{str(path)!r} is a release the workers wrote (anonymize --on-workers): a folder of "
-            "parts, which this command does not read; measure it on a cluster: `anonlab check "
-            "DIR --cluster ADDRESS` (or --workers N) and `anonlab utility DIR --cluster ADDRESS`"
+            "parts, which this command does not read; measure it on a cluster: `anonlab audit "
+            "DIR --cluster ADDRESS` (or --workers N); `anonlab check`, `anonlab utility` and "
+            "`anonlab attack rules` take --cluster too"
         )
     if not mpath.exists() and not mpath.is_symlink():
         raise AnonlabError(

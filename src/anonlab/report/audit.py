@@ -188,9 +188,30 @@ def release_columns(release: Release) -> dict[str, Any]:
 def _checks(release: Release, opts: dict) -> Finding:
     from anonlab.models.defaults import default_checks
 
-    results = default_checks(release)
+    return checks_finding(
+        default_checks(release),
+        release.manifest.get("parameters", {}),
+        release.table.n_rows,
+        value_sets(release),
+        exact_values(release),
+    )
+
+
+def checks_finding(
+    results: Sequence[Any],
+    made: dict,
+    n_records: int,
+    value_sets: dict[str, int] | None = None,
+    exact: dict[str, int] | None = None,
+) -> Finding:
+    """The checks stage's finding from the models' verdicts (:class:`CheckResult` objects, or
+    any with their ``model``, ``parameters``, ``holds``, ``value`` and ``violating_records``:
+    a cluster's reduced verdicts), the release's parameters ``made`` (which models are its
+    own), its number of records, and the quasi-identifiers published as value sets or exact
+    values with the records concerned (empty where not computed)."""
+    value_sets = value_sets or {}
+    exact = exact or {}
     failed = [r for r in results if not r.holds]
-    made = release.manifest.get("parameters", {})
     own = [r for r in results if _is_own_model(r, made)]
     own_failed = [r for r in own if not r.holds]
     verdict = "fail" if own_failed else "pass"
@@ -206,13 +227,11 @@ def _checks(release: Release, opts: dict) -> Finding:
     )
     if failed:
         headline += f"; {len(failed)} of {len(results)} models checked are violated"
-    value_sets = _value_sets(release)
     if value_sets:
         headline += (
             "; published as the set of the members' exact values (no hierarchy): "
             + ", ".join(f"{q} ({n:,} records)" for q, n in value_sets.items())
         )
-    exact = _exact_values(release)
     if exact:
         headline += (
             "; published as an exact value (every member of the group has it): "
@@ -228,7 +247,7 @@ def _checks(release: Release, opts: dict) -> Finding:
         verdict=verdict if own else "info",
         headline=headline,
         at_risk=at_risk,
-        considered=release.table.n_rows,
+        considered=n_records,
         value_paths=[
             ("measures", r.model, "parameters", name)
             for r in results
@@ -248,7 +267,13 @@ def _checks(release: Release, opts: dict) -> Finding:
     )
 
 
-def _exact_values(release: Release) -> dict[str, int]:
+def _published_only(release: Release) -> bool:
+    """Whether ``release`` has no per-record groups but its published generalized values (a
+    cluster's release, whose records are on the workers)."""
+    return release.group is None and "generalization" in release.__dict__
+
+
+def exact_values(release: Release) -> dict[str, int]:
     """Records whose published quasi-identifier is one exact value of its domain (issue 17,
     item 3: the audit flags it), per quasi-identifier with any.
 
@@ -257,14 +282,24 @@ def _exact_values(release: Release) -> dict[str, int]:
     value of the domain is that value too. Either is allowed by k-anonymity (every member has
     it), and is reported so the publisher sees which attributes are published exactly for how
     many records. A bucketized release publishes every quasi-identifier exactly by design and
-    gives ``{}`` here (its QI table is the published form).
+    gives ``{}`` here (its QI table is the published form). A release known by its group
+    statistics and published values (a cluster's, :mod:`anonlab.distributed.written_audit`)
+    is read from those: one value is a published value covering one value of the domain.
     """
-    if release.scheme != "generalization" or release.group is None:
+    if release.scheme != "generalization" or (
+        release.group is None and not _published_only(release)
+    ):
         return {}
     out: dict[str, int] = {}
     sizes = release.group_sizes
     table = release.table
     for q in release.quasi_identifiers:
+        if release.group is None:
+            ga = release.generalization[q]
+            single = ga.lo == ga.hi if ga.lo is not None else ga.cover_size() == 1
+            if single.any():
+                out[q] = int(sizes[single].sum())
+            continue
         lo, hi = release.code_range(q)
         if release.levels is not None:
             h = table.schema[q].hierarchy
@@ -278,7 +313,7 @@ def _exact_values(release: Release) -> dict[str, int]:
     return out
 
 
-def _value_sets(release: Release) -> dict[str, int]:
+def value_sets(release: Release) -> dict[str, int]:
     """Records whose published quasi-identifier is the set of its group members' exact values.
 
     Under generalization a categorical quasi-identifier without a hierarchy is published as the
@@ -288,7 +323,9 @@ def _value_sets(release: Release) -> dict[str, int]:
     ranges and hierarchy nodes are not counted; bucketization publishes exact quasi-identifiers
     by design and full-domain releases publish hierarchy levels, so both give ``{}``.
     """
-    if release.scheme != "generalization" or release.levels is not None or release.group is None:
+    if release.scheme != "generalization" or release.levels is not None:
+        return {}
+    if release.group is None and not _published_only(release):
         return {}
     out: dict[str, int] = {}
     sizes = release.group_sizes
@@ -364,8 +401,30 @@ def _risk(release: Release, opts: dict) -> Finding:
 
     max_risk = opts.get("max_risk", 0.2)
     summary = reidentification_risk(release, threshold=max_risk)
-    if release.scheme == "bucketization":
-        risk = measure(release, "prosecutor-risk", threshold=max_risk)  # per bucket
+    bucket = (
+        measure(release, "prosecutor-risk", threshold=max_risk)  # per bucket
+        if release.scheme == "bucketization"
+        else None
+    )
+    level_up = None
+    if (bucket if bucket is not None else summary.prosecutor).n_records_at_risk:
+        level_up = one_level_up(release, int(np.ceil(1 / max_risk - 1e-9)))
+    return risk_finding(summary, bucket, release.table.n_rows, max_risk, level_up)
+
+
+def risk_finding(
+    summary: Any,
+    bucket: Any,
+    n_records: int,
+    max_risk: float,
+    level_up: dict | None = None,
+) -> Finding:
+    """The risk stage's finding from the re-identification summary
+    (:func:`~anonlab.utility.reidentification.reidentification_risk`), the per-bucket
+    prosecutor risk of a bucketized release (``bucket``; None under generalization), the
+    number of records, the publisher's threshold, and :func:`one_level_up` where computed."""
+    if bucket is not None:
+        risk = bucket
         title = "Re-identification risk (bucketized: presence disclosed; link 1/|bucket|)"
         model = "the link of a record to its bucket, 1/|bucket|"
         per_record = risk.per_record
@@ -385,13 +444,13 @@ def _risk(release: Release, opts: dict) -> Finding:
         "journalist": summary.journalist.to_json(),
         "marketer": summary.marketer.to_json(),
     }
-    if n_at_risk:
-        measures["one_level_up"] = one_level_up(release, int(np.ceil(1 / max_risk - 1e-9)))
+    if n_at_risk and level_up is not None:
+        measures["one_level_up"] = level_up
     headline = (
         f"highest risk {highest:.3f}, average {average:.4f}; {int(n_at_risk):,} records above "
         f"{max_risk}; {summary.sample_uniques.n_unique:,} records alone in their class"
     )
-    if release.scheme == "bucketization":
+    if bucket is not None:
         headline += f". {summary.statement}"
     return Finding(
         key="risk",
@@ -403,7 +462,7 @@ def _risk(release: Release, opts: dict) -> Finding:
         headline=headline,
         at_risk=int(n_at_risk),
         at_risk_records=np.flatnonzero(per_record > max_risk),
-        considered=release.table.n_rows,
+        considered=n_records,
         measures=measures,
     )
 
@@ -411,8 +470,20 @@ def _risk(release: Release, opts: dict) -> Finding:
 def _utility(release: Release, opts: dict) -> Finding:
     from anonlab.utility.defaults import default_measures
 
-    qd = min(3, len(release.quasi_identifiers))  # the papers' qd = 3, fewer when fewer QIs
+    qd = utility_qd(release.quasi_identifiers)
     res = default_measures(release, queries=opts["queries"], qd=qd, seed=opts["seed"])
+    return utility_finding(res, opts["queries"], qd)
+
+
+def utility_qd(quasi_identifiers: Sequence[str]) -> int:
+    """The audit workload's quasi-identifiers per query: the papers' qd = 3, fewer when the
+    release has fewer."""
+    return min(3, len(quasi_identifiers))
+
+
+def utility_finding(res: dict[str, Any], queries: int, qd: int) -> Finding:
+    """The utility stage's finding from ``default_measures``' results (or the same measures
+    computed on a cluster) for ``queries`` queries of ``qd`` quasi-identifiers."""
     if "workload-error" not in res:  # plain k-anonymity: information loss only
         ncp = res["ncp"].to_json()
         title = "Utility: information loss"
@@ -427,7 +498,7 @@ def _utility(release: Release, opts: dict) -> Finding:
         title = "Utility: COUNT-query workload and information loss"
         paper = "Xiao & Tao (Anatomy, VLDB 2006) workload; LeFevre et al. discernibility"
         headline = (
-            f"{opts['queries']:,} random COUNT queries: mean relative error "
+            f"{queries:,} random COUNT queries: mean relative error "
             f"{work['mean_relative_error']:.3f}, median {work['median_relative_error']:.3f}"
         )
         workload = {
@@ -436,7 +507,7 @@ def _utility(release: Release, opts: dict) -> Finding:
                 "errors": res["workload-error"].relative_error,
                 "label": "relative error of each query",
             },
-            "settings": {"queries": opts["queries"], "qd": qd, "selectivity": 0.05},
+            "settings": {"queries": queries, "qd": qd, "selectivity": 0.05},
         }
     return Finding(
         key="utility",
@@ -620,11 +691,7 @@ def audit(
     if unknown:
         raise AnonlabError(f"unknown audit stage(s) {unknown}; choose from {list(known)}")
     thresholds = thresholds or Thresholds()
-    opts = {
-        **AuditBudget.of(budget, **budget_fields).to_dict(),
-        "seed": check_seed(seed),
-        "max_risk": thresholds.max_risk,
-    }
+    opts = audit_options(budget, seed, thresholds, **budget_fields)
     if release.table.n_rows == 0:
         raise AnonlabError("the release has no records to audit")
     findings = []
@@ -661,9 +728,34 @@ def audit(
         "columns": release_columns(release),
         "suppressed_records": int(release.manifest.get("suppressed_records") or 0),
     }
+    return audit_of_findings(info, findings, stages, opts, thresholds)
+
+
+def audit_options(
+    budget: AuditBudget | None, seed: int, thresholds: Thresholds, **budget_fields: Any
+) -> dict[str, Any]:
+    """The options every stage reads: the budget's fields, the audit's seed and the risk
+    threshold."""
+    return {
+        **AuditBudget.of(budget, **budget_fields).to_dict(),
+        "seed": check_seed(seed),
+        "max_risk": thresholds.max_risk,
+    }
+
+
+def audit_of_findings(
+    info: dict[str, Any],
+    findings: list[Finding],
+    stages: Sequence[str],
+    opts: dict[str, Any],
+    thresholds: Thresholds,
+) -> Audit:
+    """The :class:`Audit` of ``findings`` on the release ``info`` describes (never its seed or
+    export key), with the settings to re-run it and the decision against ``thresholds``."""
     bounds = tuple(a.name for a in contract.attacks() if a.bound)
-    settings = {"stages": stages, **opts, "thresholds": asdict(thresholds)}
+    settings = {"stages": list(stages), **opts, "thresholds": asdict(thresholds)}
     settings.pop("max_risk")
+    settings.pop("tick", None)
     return Audit(
         release=info,
         findings=findings,

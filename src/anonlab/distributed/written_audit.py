@@ -1,0 +1,229 @@
+"""The publisher's audit of a release the workers wrote, by map-reduce over its part files
+(issue 21: "the audit's measures run as map-reduce over the written parts").
+
+:func:`audit_written_release` returns the same :class:`~anonlab.report.audit.Audit` as
+:func:`anonlab.report.audit.audit` (rendered by the same HTML and JSON writers, decided by the
+same thresholds), with the stages that run over the parts computed on the workers:
+
+* **checks**: :func:`~anonlab.distributed.written_checks.check_written_release` (the default
+  models from the release's parameters; (c,k)-safety decided globally);
+* **negative-rules**: :func:`~anonlab.distributed.written_measures.rule_attack_of_written_release`
+  with the rules mined from the release's records (minExp from the budget, one condition each,
+  ℓ the release's: what the audit's attack does on one machine);
+* **risk**: :func:`~anonlab.distributed.written_measures.risk_of_written_release` and, for a
+  bucketized release, the per-bucket link risk from the group sizes;
+* **utility**: :func:`~anonlab.distributed.written_measures.utility_of_written_release` (the
+  audit's workload: its queries, qd and seed).
+
+Each finding is built by the single machine's own finding builders
+(:func:`~anonlab.report.audit.checks_finding`, :func:`~anonlab.report.audit.risk_finding`,
+:func:`~anonlab.report.audit.utility_finding`; the negative-rule attack's record), so verdicts,
+headlines and measures read the same. Every finding is aggregate: no stage here lists
+individual records (``worst``, ``strongest``, ``example`` stay empty), because their values
+stay on the workers; the audit is still the internal document (its parameters may name
+protected values), and :meth:`~anonlab.report.audit.Audit.redacted` gives the shareable form.
+
+Stages that do not run over written parts are reported as *skipped*, with the reason (the
+decision neither passes nor fails a release on them, and says so): the foreground and
+deFinetti attacks (per-record inferences judged against each record's true value and quoted
+by record; the Gibbs sweeps run on one machine), the worst case (its curve couples groups; the
+(c,k)-safety check of the checks stage is its verdict at one ``k``), the algorithm-based
+attacks (they re-run the algorithm on the records) and the per-column distributions. The
+checks stage's notes on quasi-identifiers published as a group's exact value or as the set of
+its members' values are read from the groups' published values, reduced from per-group
+extremes (:func:`~anonlab.distributed.measures.published_generalization`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from anonlab.errors import AnonlabError
+
+#: The audit stages computed over the written parts; any other is reported as skipped.
+OVER_PARTS = ("checks", "negative-rules", "risk", "utility")
+
+#: Why a stage does not run over written parts (the skipped finding's headline).
+NOT_OVER_PARTS = {
+    "foreground": "the foreground attack judges each record's inference against its true value "
+    "and quotes records, whose values stay on the workers (its inference over the parts is "
+    "anonlab.distributed.written_measures.foreground_of_written_release)",
+    "definetti": "the deFinetti attack's Gibbs sweeps run on one machine",
+    "worst-case": "the worst-case curve couples groups across parts; the checks stage's "
+    "(c,k)-safety is its verdict at one k (anonlab check DIR --cluster --model ck-safety)",
+    "algorithm": "the algorithm-based attacks re-run the algorithm on the records",
+    "distributions": "the per-column distributions are not computed over written parts",
+}
+
+
+def _skipped(name: str) -> Any:
+    from anonlab.finding import Finding
+
+    why = NOT_OVER_PARTS.get(name, "this stage does not run over a release the workers wrote")
+    return Finding(
+        key=name, title=name, paper="", attacker="", promise="", verdict="skipped",
+        headline=f"not over written parts: {why}",
+    )  # fmt: skip
+
+
+def _rules_finding(summary: dict, min_expectation: float) -> Any:
+    """The negative-rule attack's finding from its reduced counts (as the attack's own judge
+    builds it, without the worst records, which stay on the workers)."""
+    import numpy as np
+
+    from anonlab.attacks.negative_rules import ATTACK
+
+    l = summary["l"]
+    hist = summary["records_by_possible_values"]
+    vulnerable = summary["vulnerable_matching"]
+    measures = {k: v for k, v in summary.items() if k not in ("records_by_possible_values",
+                                                              "attack", "n_rules")}  # fmt: skip
+    measures["rules"] = summary["n_rules"]
+    return ATTACK.finding(
+        attacker=f"knows the {summary['n_rules']} negative rules mined from the original table "
+        f"(minExp {min_expectation}, one condition each) and every record's quasi-identifiers "
+        "and group",
+        promise=f"at least ℓ = {l} possible values per record",
+        headline=f"{vulnerable:,} records keep fewer than {l} possible values "
+        f"({summary['pinned_matching']:,} pinned to one value); without rules "
+        f"{summary['vulnerable_baseline']:,}",
+        verdict="at risk" if vulnerable else "pass",
+        at_risk=int(vulnerable),
+        considered=summary["records"],
+        measures=measures,
+        baseline={
+            "vulnerable": summary["vulnerable_baseline"],
+            "pinned": summary["pinned_baseline"],
+        },
+        plot={
+            "kind": "possible",
+            "matching": np.asarray(hist["matching"]),
+            "baseline": np.asarray(hist["baseline"]),
+            "label": "records by number of possible sensitive values",
+        },
+        settings={"min_expectation": min_expectation, "max_conditions": 1, "l": l},
+    )
+
+
+def _info(parts: Any) -> dict[str, Any]:
+    """The audit's description of the release (never its seed or export key)."""
+    from anonlab.finding import SECRET_PARAMETERS
+
+    manifest = parts.manifest
+    table = parts.release.table
+    params = manifest.get("parameters") or {}
+    dropped = manifest.get("dropped") or {}
+    return {
+        "algorithm": manifest.get("algorithm"),
+        "parameters": {k: v for k, v in params.items() if k not in SECRET_PARAMETERS},
+        "scheme": manifest["scheme"],
+        "records": int(manifest["rows"]),
+        "groups": int(manifest["groups"]),
+        "quasi_identifiers": list(table.quasi_identifiers),
+        "sensitive": table.sensitive,
+        "columns": {
+            "insensitive": list(table.schema.insensitive),
+            "not_published": list(dropped.get("columns") or []),
+            "identifiers_dropped": list(dropped.get("identifiers") or []),
+            "rows_with_missing": int(dropped.get("rows_with_missing") or 0),
+            "types": dict(manifest.get("column_types") or {}),
+        },
+        "suppressed_records": 0,
+        "written_by_workers": True,
+    }
+
+
+def audit_written_release(
+    client: Any,
+    path: str | Path,
+    *,
+    stages: Sequence[str] | None = None,
+    budget: Any = None,
+    seed: int = 0,
+    thresholds: Any = None,
+    on_stage: Any = None,
+    **budget_fields: Any,
+) -> Any:
+    """Audit the release the workers wrote at ``path`` on ``client``'s cluster (module
+    docstring): the same arguments as :func:`anonlab.report.audit.audit` (``stages``,
+    ``budget`` and its fields, ``seed``, ``thresholds``); ``on_stage(name)`` is called before
+    each stage. Returns an :class:`~anonlab.report.audit.Audit`."""
+    from anonlab.distributed.measures import published_generalization
+    from anonlab.distributed.written_checks import check_written_release
+    from anonlab.distributed.written_measures import (
+        open_written_parts,
+        record_groups,
+        risk_of_written_release,
+        rule_attack_of_written_release,
+        utility_of_written_release,
+    )
+    from anonlab.report.audit import (
+        audit_of_findings,
+        audit_options,
+        checks_finding,
+        exact_values,
+        risk_finding,
+        stage_names,
+        utility_finding,
+        utility_qd,
+        value_sets,
+    )
+    from anonlab.report.decision import Thresholds
+    from anonlab.utility import measure
+
+    known = stage_names()
+    stages = list(known if stages is None else stages)
+    unknown = [s for s in stages if s not in known]
+    if unknown:
+        raise AnonlabError(f"unknown audit stage(s) {unknown}; choose from {list(known)}")
+    thresholds = thresholds or Thresholds()
+    opts = audit_options(budget, seed, thresholds, **budget_fields)
+    parts = open_written_parts(client, path)
+    release = parts.release
+    params = parts.manifest.get("parameters") or {}
+    n = int(parts.manifest["rows"])
+    findings = []
+    for name in stages:
+        if on_stage is not None:
+            on_stage(name)
+        t0 = time.perf_counter()
+        if name == "checks":
+            results = check_written_release(client, path)
+            if release.scheme == "generalization" and "generalization" not in release.__dict__:
+                release.__dict__["generalization"] = published_generalization(
+                    release, partitions=parts.partitions
+                )  # the groups' published values, reduced from per-group extremes
+            finding = checks_finding(results, params, n, value_sets(release), exact_values(release))
+        elif name == "negative-rules":
+            l = int(params.get("l") or params.get("m") or 2)  # as the attack's own knowledge
+            summary = rule_attack_of_written_release(
+                client, parts, l=l, min_expectation=opts["min_expectation"], max_conditions=1
+            )
+            finding = _rules_finding(summary, opts["min_expectation"])
+        elif name == "risk":
+            records = record_groups(client, parts)
+            risk, driver = risk_of_written_release(client, records, threshold=opts["max_risk"])
+            bucket = (
+                measure(driver, "prosecutor-risk", threshold=opts["max_risk"])
+                if driver.scheme == "bucketization"
+                else None
+            )
+            # {}: one_level_up's answer for groups that are not lattice nodes (no hierarchy
+            # levels: the workers' algorithms are partition-based)
+            finding = risk_finding(
+                risk["reidentification-risk"], bucket, n, opts["max_risk"], level_up={}
+            )
+            finding.at_risk_records = None  # positions in the parts' order: not kept
+            del records, driver
+        elif name == "utility":
+            qd = utility_qd(release.quasi_identifiers)
+            res = utility_of_written_release(client, parts, opts["queries"], qd, 0.05, opts["seed"])
+            finding = utility_finding(res, opts["queries"], qd)
+        else:
+            finding = _skipped(name)
+        finding.seconds = time.perf_counter() - t0
+        findings.append(finding)
+    return audit_of_findings(_info(parts), findings, stages, opts, thresholds)
