@@ -7,6 +7,10 @@ same thresholds), with the stages that run over the parts computed on the worker
 
 * **checks**: :func:`~anonlab.distributed.written_checks.check_written_release` (the default
   models from the release's parameters; (c,k)-safety decided globally);
+* **foreground**: the inference by
+  :func:`~anonlab.distributed.written_measures.foreground_of_written_release` (the driver holds
+  each record's group, input row and result), judged on the workers against the true values,
+  which stay there (per part: ``p*``, best target and attribute set go out, counts come back);
 * **negative-rules**: :func:`~anonlab.distributed.written_measures.rule_attack_of_written_release`
   with the rules mined from the release's records (minExp from the budget, one condition each,
   ℓ the release's: what the audit's attack does on one machine);
@@ -24,9 +28,8 @@ stay on the workers; the audit is still the internal document (its parameters ma
 protected values), and :meth:`~anonlab.report.audit.Audit.redacted` gives the shareable form.
 
 Stages that do not run over written parts are reported as *skipped*, with the reason (the
-decision neither passes nor fails a release on them, and says so): the foreground and
-deFinetti attacks (per-record inferences judged against each record's true value and quoted
-by record; the Gibbs sweeps run on one machine), the worst case (its curve couples groups; the
+decision neither passes nor fails a release on them, and says so): the deFinetti attack
+(its Gibbs sweeps run on one machine), the worst case (its curve couples groups; the
 (c,k)-safety check of the checks stage is its verdict at one ``k``), the algorithm-based
 attacks (they re-run the algorithm on the records) and the per-column distributions. The
 checks stage's notes on quasi-identifiers published as a group's exact value or as the set of
@@ -41,16 +44,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from anonlab.errors import AnonlabError
 
 #: The audit stages computed over the written parts; any other is reported as skipped.
-OVER_PARTS = ("checks", "negative-rules", "risk", "utility")
+OVER_PARTS = ("checks", "foreground", "negative-rules", "risk", "utility")
 
 #: Why a stage does not run over written parts (the skipped finding's headline).
 NOT_OVER_PARTS = {
-    "foreground": "the foreground attack judges each record's inference against its true value "
-    "and quotes records, whose values stay on the workers (its inference over the parts is "
-    "anonlab.distributed.written_measures.foreground_of_written_release)",
     "definetti": "the deFinetti attack's Gibbs sweeps run on one machine",
     "worst-case": "the worst-case curve couples groups across parts; the checks stage's "
     "(c,k)-safety is its verdict at one k (anonlab check DIR --cluster --model ck-safety)",
@@ -106,6 +108,93 @@ def _rules_finding(summary: dict, min_expectation: float) -> Any:
         },
         settings={"min_expectation": min_expectation, "max_conditions": 1, "l": l},
     )
+
+
+def _foreground_part(block: Any, item: tuple) -> dict:
+    """On a worker: the audit's foreground judgement of one part's records, against their true
+    values, which stay here: at risk when ``p*`` exceeds the promise (``bound``, or, when the
+    release states no ℓ or m, each record's random-worlds share of its true value in its group,
+    counted here: a group never spans parts) for a target set that holds the true value."""
+    bound, p_star, best_target, best_attributes, masks, n_sets = item
+    truth = np.asarray(block.table.codes[block.table.require_sensitive()], dtype=np.int64)
+    if bound is None:
+        n_values = masks.shape[1]
+        local, group = np.unique(block.group, return_inverse=True)
+        group = group.ravel()
+        cells = group * n_values + block.published_sensitive
+        hist = np.bincount(cells, minlength=len(local) * n_values).reshape(len(local), n_values)
+        bound = hist[group, truth] / np.maximum(hist.sum(axis=1), 1)[group]
+    flagged = p_star > bound + 1e-9
+    risk = flagged & masks[best_target, truth]
+    return {
+        "risk": np.int64(risk.sum()),
+        "flagged": np.int64(flagged.sum()),
+        "by_set": np.bincount(best_attributes[risk], minlength=n_sets).astype(np.int64),
+    }
+
+
+def _foreground_finding(client: Any, records: Any, max_attributes: int) -> Any:
+    """The foreground attack's finding (:mod:`anonlab.attacks.foreground.attack`'s judge, its
+    aggregates): the inference on the driver from the parts
+    (:func:`~anonlab.distributed.written_measures.foreground_of_written_release`), judged on
+    the workers against the true values (:func:`_foreground_part`)."""
+    from anonlab.attacks.foreground.attack import ATTACK, inference_of
+    from anonlab.distributed.mapreduce import PerBlock, map_reduce
+    from anonlab.distributed.written_measures import foreground_of_written_release
+
+    release = records.release
+    params = release.manifest.get("parameters", {})
+    values = params.get("sensitive_values")
+    result, release = foreground_of_written_release(
+        client, records, values, max_attributes=max_attributes
+    )
+    inference = inference_of(result, release, max_attributes)
+    bound, words = None, "each record's random-worlds probability"
+    for key, name in (("l", "ℓ"), ("m", "m")):  # as anonlab.attacks.contract.promise
+        if params.get(key):
+            bound, words = 1.0 / float(params[key]), f"1/{name} = 1/{params[key]}"
+            break
+    masks = _target_masks(result, inference)
+    starts = list(records.partitions.starts) + [release.table.n_rows]
+    n_sets = len(result.attribute_sets)
+    items = [
+        (bound, result.p_star[a:b], result.best_target[a:b], result.best_attributes[a:b],
+         masks, n_sets)
+        for a, b in zip(starts[:-1], starts[1:], strict=True)
+    ]  # fmt: skip
+    how = {"risk": "sum", "flagged": "sum", "by_set": "sum"}
+    out = map_reduce(_foreground_part, records.partitions, PerBlock(tuple(items)), how)
+    n = release.table.n_rows
+    share_by_set = {
+        " ∧ ".join(attrs) or "(none)": float(out["by_set"][ai]) / max(1, n)
+        for ai, attrs in enumerate(result.attribute_sets)
+        if (result.best_attributes == ai).any()
+    }
+    at_risk, flagged = int(out["risk"]), int(out["flagged"])
+    return ATTACK.finding(
+        promise=words,
+        headline=f"{at_risk:,} records have their sensitive value inferred above {words}; "
+        f"{flagged:,} records flagged in all",
+        verdict="at risk" if at_risk else "pass",
+        at_risk=at_risk,
+        considered=n,
+        measures={"flagged_records": flagged, **inference.summary},
+        baseline={"mean": float(result.baseline.mean())},
+        plot={
+            "kind": "bars",
+            "data": share_by_set,
+            "label": "share of records breached, by the attribute set that breaches them",
+        },
+        value_paths=[("settings", "targets")],  # sensitive values, of the data's domain
+        settings=inference.settings,
+    )
+
+
+def _target_masks(result: Any, inference: Any) -> np.ndarray:
+    """(targets, values) bool: which sensitive values each target set holds (as
+    :func:`~anonlab.attacks.foreground.attack.inference_of` builds them)."""
+    values = inference.values
+    return np.array([[v in set(map(str, t)) for v in values] for t in result.targets], dtype=bool)
 
 
 def _info(parts: Any) -> dict[str, Any]:
@@ -186,6 +275,7 @@ def audit_written_release(
     params = parts.manifest.get("parameters") or {}
     n = int(parts.manifest["rows"])
     findings = []
+    records = None  # each record's group and input row, gathered once if a stage needs them
     for name in stages:
         if on_stage is not None:
             on_stage(name)
@@ -203,8 +293,11 @@ def audit_written_release(
                 client, parts, l=l, min_expectation=opts["min_expectation"], max_conditions=1
             )
             finding = _rules_finding(summary, opts["min_expectation"])
+        elif name == "foreground":
+            records = records or record_groups(client, parts)
+            finding = _foreground_finding(client, records, opts["foreground_attributes"])
         elif name == "risk":
-            records = record_groups(client, parts)
+            records = records or record_groups(client, parts)
             risk, driver = risk_of_written_release(client, records, threshold=opts["max_risk"])
             bucket = (
                 measure(driver, "prosecutor-risk", threshold=opts["max_risk"])
@@ -217,7 +310,6 @@ def audit_written_release(
                 risk["reidentification-risk"], bucket, n, opts["max_risk"], level_up={}
             )
             finding.at_risk_records = None  # positions in the parts' order: not kept
-            del records, driver
         elif name == "utility":
             qd = utility_qd(release.quasi_identifiers)
             res = utility_of_written_release(client, parts, opts["queries"], qd, 0.05, opts["seed"])
