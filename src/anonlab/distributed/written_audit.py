@@ -30,11 +30,12 @@ protected values), and :meth:`~anonlab.report.audit.Audit.redacted` gives the sh
 Stages that do not run over written parts are reported as *skipped*, with the reason (the
 decision neither passes nor fails a release on them, and says so): the deFinetti attack
 (its Gibbs sweeps run on one machine), the worst case (its curve couples groups; the
-(c,k)-safety check of the checks stage is its verdict at one ``k``), the algorithm-based
-attacks (they re-run the algorithm on the records) and the per-column distributions. The
-checks stage's notes on quasi-identifiers published as a group's exact value or as the set of
-its members' values are read from the groups' published values, reduced from per-group
-extremes (:func:`~anonlab.distributed.measures.published_generalization`).
+(c,k)-safety check of the checks stage is its verdict at one ``k``) and the algorithm-based
+attacks (they re-run the algorithm on the records). The per-column distributions count each
+column's values on the workers and read the released side from the group statistics and the
+published values; the checks stage's notes on quasi-identifiers published as a group's exact
+value or as the set of its members' values are read from those published values, reduced
+from per-group extremes (:func:`~anonlab.distributed.measures.published_generalization`).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ import numpy as np
 from anonlab.errors import AnonlabError
 
 #: The audit stages computed over the written parts; any other is reported as skipped.
-OVER_PARTS = ("checks", "foreground", "negative-rules", "risk", "utility")
+OVER_PARTS = ("checks", "foreground", "negative-rules", "risk", "utility", "distributions")
 
 #: Why a stage does not run over written parts (the skipped finding's headline).
 NOT_OVER_PARTS = {
@@ -57,7 +58,6 @@ NOT_OVER_PARTS = {
     "worst-case": "the worst-case curve couples groups across parts; the checks stage's "
     "(c,k)-safety is its verdict at one k (anonlab check DIR --cluster --model ck-safety)",
     "algorithm": "the algorithm-based attacks re-run the algorithm on the records",
-    "distributions": "the per-column distributions are not computed over written parts",
 }
 
 
@@ -197,6 +197,28 @@ def _target_masks(result: Any, inference: Any) -> np.ndarray:
     return np.array([[v in set(map(str, t)) for v in values] for t in result.targets], dtype=bool)
 
 
+def _value_counts_part(block: Any, names: tuple) -> dict:
+    """On a worker: each column's records per value (code order) in one part."""
+    table = block.table
+    return {
+        name: np.bincount(table.codes[name], minlength=table.domain_size(name)).astype(np.int64)
+        for name in names
+    }
+
+
+def _distributions_finding(parts: Any) -> Any:
+    """The distributions stage: each column's records per value counted on the workers, the
+    released side from the group statistics and the published values."""
+    from anonlab.distributed.mapreduce import map_reduce
+    from anonlab.report.audit import distributions_finding
+    from anonlab.report.distributions import column_distributions
+
+    release = parts.release
+    names = (*release.quasi_identifiers, *release.table.sensitive_attributes)
+    counts = map_reduce(_value_counts_part, parts.partitions, names, dict.fromkeys(names, "sum"))
+    return distributions_finding(column_distributions(release, value_counts=counts), 0)
+
+
 def _info(parts: Any) -> dict[str, Any]:
     """The audit's description of the release (never its seed or export key)."""
     from anonlab.finding import SECRET_PARAMETERS
@@ -225,6 +247,17 @@ def _info(parts: Any) -> dict[str, Any]:
     }
 
 
+def _with_generalization(release: Any, parts: Any) -> None:
+    """Give the driver's release its groups' published values (generalization), reduced from
+    per-group extremes on the workers, once."""
+    from anonlab.distributed.measures import published_generalization
+
+    if release.scheme == "generalization" and "generalization" not in release.__dict__:
+        release.__dict__["generalization"] = published_generalization(
+            release, partitions=parts.partitions
+        )
+
+
 def audit_written_release(
     client: Any,
     path: str | Path,
@@ -240,7 +273,6 @@ def audit_written_release(
     docstring): the same arguments as :func:`anonlab.report.audit.audit` (``stages``,
     ``budget`` and its fields, ``seed``, ``thresholds``); ``on_stage(name)`` is called before
     each stage. Returns an :class:`~anonlab.report.audit.Audit`."""
-    from anonlab.distributed.measures import published_generalization
     from anonlab.distributed.written_checks import check_written_release
     from anonlab.distributed.written_measures import (
         open_written_parts,
@@ -282,10 +314,7 @@ def audit_written_release(
         t0 = time.perf_counter()
         if name == "checks":
             results = check_written_release(client, path)
-            if release.scheme == "generalization" and "generalization" not in release.__dict__:
-                release.__dict__["generalization"] = published_generalization(
-                    release, partitions=parts.partitions
-                )  # the groups' published values, reduced from per-group extremes
+            _with_generalization(release, parts)
             finding = checks_finding(results, params, n, value_sets(release), exact_values(release))
         elif name == "negative-rules":
             l = int(params.get("l") or params.get("m") or 2)  # as the attack's own knowledge
@@ -310,6 +339,9 @@ def audit_written_release(
                 risk["reidentification-risk"], bucket, n, opts["max_risk"], level_up={}
             )
             finding.at_risk_records = None  # positions in the parts' order: not kept
+        elif name == "distributions":
+            _with_generalization(release, parts)
+            finding = _distributions_finding(parts)
         elif name == "utility":
             qd = utility_qd(release.quasi_identifiers)
             res = utility_of_written_release(client, parts, opts["queries"], qd, 0.05, opts["seed"])

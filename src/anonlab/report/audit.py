@@ -525,8 +525,15 @@ def utility_finding(res: dict[str, Any], queries: int, qd: int) -> Finding:
 def _distributions(release: Release, opts: dict) -> Finding:
     from anonlab.report.distributions import column_distributions
 
-    columns = column_distributions(release)
-    suppressed = int(release.manifest.get("suppressed_records") or 0)
+    return distributions_finding(
+        column_distributions(release), int(release.manifest.get("suppressed_records") or 0)
+    )
+
+
+def distributions_finding(columns: dict[str, dict[str, Any]], suppressed: int) -> Finding:
+    """The distributions stage's finding from
+    :func:`~anonlab.report.distributions.column_distributions` and the number of suppressed
+    records."""
     headline = f"records per value of {len(columns)} columns, original beside released" + (
         f"; {suppressed:,} suppressed records are in neither" if suppressed else ""
     )

@@ -38,9 +38,14 @@ def _top(labels: np.ndarray, counts: np.ndarray, top: int) -> dict[str, int]:
     return out
 
 
-def _original(release: Release, name: str, top: int) -> dict[str, int]:
+def _original(
+    release: Release, name: str, top: int, value_counts: dict[str, np.ndarray] | None = None
+) -> dict[str, int]:
     table = release.table
-    counts = np.bincount(table.codes[name], minlength=table.domain_size(name))
+    if value_counts is not None:
+        counts = np.asarray(value_counts[name], dtype=np.int64)
+    else:
+        counts = np.bincount(table.codes[name], minlength=table.domain_size(name))
     values = np.asarray(table.values[name], dtype=object)
     if table.schema[name].kind is Kind.NUMERIC and len(values) > top:
         # about equal-count bins over the code order (numeric codes are sorted by value)
@@ -55,23 +60,31 @@ def _original(release: Release, name: str, top: int) -> dict[str, int]:
     return _top(values, counts, top)
 
 
-def _released(release: Release, name: str, top: int) -> dict[str, int]:
+def _released(
+    release: Release, name: str, top: int, value_counts: dict[str, np.ndarray] | None = None
+) -> dict[str, int]:
     table = release.table
     if name in table.sensitive_attributes:
         view = release if len(table.sensitive_attributes) == 1 else release.for_sensitive(name)
         counts = np.asarray(view.sensitive_histogram).sum(axis=0)
         return _top(np.asarray(table.values[name], dtype=object), counts, top)
     if release.scheme == "bucketization":
-        return _original(release, name, top)
+        return _original(release, name, top, value_counts)
     labels = np.asarray(release.generalization[name].labels, dtype=object).astype(str)
     distinct, inverse = np.unique(labels, return_inverse=True)
     counts = np.bincount(inverse.ravel(), weights=release.group_sizes, minlength=len(distinct))
     return _top(distinct, counts.astype(np.int64), top)
 
 
-def column_distributions(release: Release, top: int = 12) -> dict[str, dict[str, Any]]:
+def column_distributions(
+    release: Release, top: int = 12, value_counts: dict[str, np.ndarray] | None = None
+) -> dict[str, dict[str, Any]]:
     """Per quasi-identifier and sensitive attribute (none, one or several): ``{"original":
-    {label: records}, "released": {label: records}, "how": words}``."""
+    {label: records}, "released": {label: records}, "how": words}``.
+
+    ``value_counts``: each column's records per value (code order), counted elsewhere (a
+    cluster's, whose records are on the workers); default: counted from the release's table.
+    The released side then reads only the group statistics and published values."""
     out: dict[str, dict[str, Any]] = {}
     sensitive = release.table.sensitive_attributes
     for name in (*release.quasi_identifiers, *sensitive):
@@ -86,8 +99,8 @@ def column_distributions(release: Release, top: int = 12) -> dict[str, dict[str,
         else:
             how = "generalized: records per published value"
         out[name] = {
-            "original": _original(release, name, top),
-            "released": _released(release, name, top),
+            "original": _original(release, name, top, value_counts),
+            "released": _released(release, name, top, value_counts),
             "how": how,
         }
     return out
