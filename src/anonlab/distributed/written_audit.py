@@ -27,11 +27,13 @@ individual records (``worst``, ``strongest``, ``example`` stay empty), because t
 stay on the workers; the audit is still the internal document (its parameters may name
 protected values), and :meth:`~anonlab.report.audit.Audit.redacted` gives the shareable form.
 
-Stages that do not run over written parts are reported as *skipped*, with the reason (the
-decision neither passes nor fails a release on them, and says so): the deFinetti attack
-(its Gibbs sweeps run on one machine), the worst case (its curve couples groups; the
-(c,k)-safety check of the checks stage is its verdict at one ``k``) and the algorithm-based
-attacks (they re-run the algorithm on the records). The per-column distributions count each
+The worst case reads a group only through its sensitive counts, so it runs on the driver from
+the reduced group statistics (the single machine's curve and per-group disclosure; records
+at risk are the sizes of the groups above the promise). Stages that do not run over written
+parts are reported as *skipped*, with the reason (the decision neither passes nor fails a
+release on them, and says so): the deFinetti attack (its Gibbs sweeps run on one machine) and
+the algorithm-based attacks (they re-run the algorithm on the records). The per-column
+distributions count each
 column's values on the workers and read the released side from the group statistics and the
 published values; the checks stage's notes on quasi-identifiers published as a group's exact
 value or as the set of its members' values are read from those published values, reduced
@@ -50,13 +52,13 @@ import numpy as np
 from anonlab.errors import AnonlabError
 
 #: The audit stages computed over the written parts; any other is reported as skipped.
-OVER_PARTS = ("checks", "foreground", "negative-rules", "risk", "utility", "distributions")
+OVER_PARTS = (
+    "checks", "foreground", "negative-rules", "worst-case", "risk", "utility", "distributions",
+)  # fmt: skip
 
 #: Why a stage does not run over written parts (the skipped finding's headline).
 NOT_OVER_PARTS = {
     "definetti": "the deFinetti attack's Gibbs sweeps run on one machine",
-    "worst-case": "the worst-case curve couples groups across parts; the checks stage's "
-    "(c,k)-safety is its verdict at one k (anonlab check DIR --cluster --model ck-safety)",
     "algorithm": "the algorithm-based attacks re-run the algorithm on the records",
 }
 
@@ -110,6 +112,15 @@ def _rules_finding(summary: dict, min_expectation: float) -> Any:
     )
 
 
+def _stated_promise(params: dict) -> tuple[float | None, str]:
+    """The release's promise as :func:`anonlab.attacks.contract.promise` states it: ``1/ℓ``,
+    else ``1/m``, else None (each record's random-worlds probability, read from its group)."""
+    for key, name in (("l", "ℓ"), ("m", "m")):
+        if params.get(key):
+            return 1.0 / float(params[key]), f"1/{name} = 1/{params[key]}"
+    return None, "each record's random-worlds probability"
+
+
 def _foreground_part(block: Any, item: tuple) -> dict:
     """On a worker: the audit's foreground judgement of one part's records, against their true
     values, which stay here: at risk when ``p*`` exceeds the promise (``bound``, or, when the
@@ -149,11 +160,7 @@ def _foreground_finding(client: Any, records: Any, max_attributes: int) -> Any:
         client, records, values, max_attributes=max_attributes
     )
     inference = inference_of(result, release, max_attributes)
-    bound, words = None, "each record's random-worlds probability"
-    for key, name in (("l", "ℓ"), ("m", "m")):  # as anonlab.attacks.contract.promise
-        if params.get(key):
-            bound, words = 1.0 / float(params[key]), f"1/{name} = 1/{params[key]}"
-            break
+    bound, words = _stated_promise(params)
     masks = _target_masks(result, inference)
     starts = list(records.partitions.starts) + [release.table.n_rows]
     n_sets = len(result.attribute_sets)
@@ -195,6 +202,77 @@ def _target_masks(result: Any, inference: Any) -> np.ndarray:
     :func:`~anonlab.attacks.foreground.attack.inference_of` builds them)."""
     values = inference.values
     return np.array([[v in set(map(str, t)) for v in values] for t in result.targets], dtype=bool)
+
+
+def _worst_case_finding(release: Any, opts: dict) -> Any:
+    """The worst-case stage (:mod:`anonlab.attacks.worst_case`'s judge, its aggregates) from
+    the reduced group statistics on the driver: maximum disclosure reads a group only through
+    its sensitive counts, so the curve and each group's disclosure are the single machine's;
+    the records at risk are the sizes of the groups above the promise."""
+    from anonlab.attacks.worst_case import (
+        ATTACK,
+        LANGUAGES,
+        disclosure_by_group_curve,
+        disclosure_curve,
+        maximum_disclosure,
+    )
+
+    k_max, k_verdict = int(opts["k_max"]), int(opts["worst_case_k"])
+    curve = {lang: disclosure_curve(release, k_max, language=lang) for lang in LANGUAGES}
+    per_group = np.asarray(disclosure_by_group_curve(release, k_max))
+    witness = maximum_disclosure(release, k_verdict)
+    params = release.manifest.get("parameters", {})
+    sizes = np.asarray(release.group_sizes, dtype=np.int64)
+    # as anonlab.attacks.contract.promise, taken per group at its largest record's bound
+    bound, words = _stated_promise(params)
+    if bound is not None:
+        bound = np.full(len(sizes), bound)
+    else:
+        hist = np.asarray(release.sensitive_histogram)
+        bound = hist.max(axis=1) / np.maximum(sizes, 1)
+    first_above = np.full(len(sizes), -1, dtype=np.int64)
+    first_certain = np.full(len(sizes), -1, dtype=np.int64)
+    above_by_k = []
+    for k in range(k_max + 1):
+        above = per_group[k] > bound + 1e-9
+        first_above[(first_above < 0) & above] = k
+        first_certain[(first_certain < 0) & (per_group[k] >= 1 - 1e-12)] = k
+        above_by_k.append(int(sizes[above].sum()))
+    risk = (first_above >= 0) & (first_above <= k_verdict)
+    at_risk = int(sizes[risk].sum())
+    implications = curve["implications"]
+
+    def records_at(first: np.ndarray) -> dict[str, int]:
+        out = {str(k): int(sizes[first == k].sum()) for k in range(k_max + 1)}
+        out[f"> {k_max}"] = int(sizes[first < 0].sum())
+        return out
+
+    return ATTACK.finding(
+        attacker=f"knows every record's group and k basic implications about anyone's sensitive "
+        f"values; the verdict is at k = {k_verdict}, the curve runs to k = {k_max}",
+        promise=f"{words}, against k = {k_verdict} implication(s) ((c,k)-safety, c = the promise)",
+        headline=f"{at_risk:,} records in groups above {words} after {k_verdict} "
+        f"implication(s) (maximum disclosure {implications[k_verdict]:.3f}); "
+        f"maximum disclosure {implications[0]:.3f} with no knowledge, "
+        f"{implications[k_max]:.3f} after {k_max}; {above_by_k[k_max]:,} records above the "
+        f"promise at k = {k_max}",
+        verdict="at risk" if at_risk else "pass",
+        at_risk=at_risk,
+        considered=int(sizes.sum()),
+        strongest=witness.explain(),
+        measures={
+            "verdict_k": k_verdict,
+            "curve_implications": implications,
+            "curve_negations": curve["negations"],
+            "records_above_promise_by_k": above_by_k,
+            "records_above_promise_at_k1": above_by_k[1] if k_max >= 1 else above_by_k[0],
+            "smallest_k_above_promise": records_at(first_above),
+            "smallest_k_certain": records_at(first_certain),
+        },
+        baseline={"max_disclosure_k0": float(implications[0])},
+        plot={"kind": "curve", "curves": curve, "label": "maximum disclosure against k"},
+        settings={"k_max": k_max, "worst_case_k": k_verdict},
+    )
 
 
 def _value_counts_part(block: Any, names: tuple) -> dict:
@@ -339,6 +417,8 @@ def audit_written_release(
                 risk["reidentification-risk"], bucket, n, opts["max_risk"], level_up={}
             )
             finding.at_risk_records = None  # positions in the parts' order: not kept
+        elif name == "worst-case":
+            finding = _worst_case_finding(release, opts)
         elif name == "distributions":
             _with_generalization(release, parts)
             finding = _distributions_finding(parts)
