@@ -305,3 +305,119 @@ def test_sparse_histograms_add_up_exactly():
         np.testing.assert_array_equal(sum_sparse(total, parts[0]).dense(), sum(denses) + denses[0])
     empty = SparseHistogram.of(np.zeros((2, 3), dtype=np.int64))
     assert sum_sparse(empty, empty).dense().sum() == 0
+
+
+def _random_level(rng):
+    """A random block (codes, sensitive codes, partition ids) with an open_row and a cut table
+    as grow_cut_tree makes them (some partitions open, some cut, ids of children after)."""
+    d = int(rng.integers(1, 5))
+    domains = [int(x) for x in rng.integers(1, 9, d)]
+    n_values = int(rng.integers(1, 6))
+    if rng.random() < 0.2:  # cells past int16: int32
+        domains[0], n_values = int(rng.integers(600, 900)), int(rng.integers(40, 60))
+    m = int(rng.integers(0, 300))
+    qi = np.asfortranarray(
+        np.column_stack([rng.integers(0, x, m) for x in domains]).reshape(m, d).astype(np.int32)
+    )
+    sensitive = rng.integers(0, n_values, m)
+    n_nodes = int(rng.integers(1, 10))
+    part = rng.integers(0, n_nodes, m)
+    open_row = np.full(n_nodes, -1)
+    chosen = rng.random(n_nodes) < rng.random()
+    open_row[chosen] = np.arange(chosen.sum())
+    table = np.full((3 * n_nodes, 4), -1)
+    for node in range(n_nodes):
+        if rng.random() < 0.6:
+            a = int(rng.integers(0, d))
+            table[node] = (a, int(rng.integers(-1, domains[a])), n_nodes + 2 * node,
+                           n_nodes + 2 * node + 1)  # fmt: skip
+    return qi, sensitive, part, open_row, table, domains, n_values
+
+
+def test_cell_kernels_equal_level_histograms_and_apply_cuts():
+    """The workers' kernels on cell codes give exactly the in-memory reference's histograms
+    (as ``SparseHistogram.of`` sends them: same form, same cells) and partition ids, for
+    every mix of open and closed partitions, the root alone (``part`` None), and both cell
+    widths."""
+    from anonlab.distributed.histogram_cuts import apply_cuts, level_histograms
+    from anonlab.distributed.worker_cuts import (
+        SparseHistogram,
+        apply_cell_cuts,
+        cell_codes,
+        cell_histograms,
+    )
+
+    rng = np.random.default_rng(5)
+    dtypes = set()
+    for _ in range(300):
+        qi, sensitive, part, open_row, table, domains, n_values = _random_level(rng)
+        cell = cell_codes(qi, sensitive, domains, n_values)
+        dtypes.add(cell.dtype)
+        cases = [(part, open_row), (None, np.array([0])), (None, np.array([-1]))]
+        for p, rows in cases:
+            ids = np.zeros(len(sensitive), dtype=np.int64) if p is None else p
+            expected = SparseHistogram.of(
+                level_histograms(qi, sensitive, ids, rows, domains, n_values)
+            )
+            got = cell_histograms(cell, p, rows, domains, n_values)
+            assert got.shape == expected.shape
+            assert (got.index is None) == (expected.index is None)
+            if got.index is not None:
+                np.testing.assert_array_equal(got.index, expected.index)
+            np.testing.assert_array_equal(got.count, expected.count)
+            moved = apply_cell_cuts(cell, p, table, n_values)
+            assert moved.dtype == np.int64
+            np.testing.assert_array_equal(moved, apply_cuts(qi, ids, table))
+    assert dtypes == {np.dtype(np.int16), np.dtype(np.int32)}
+
+
+def test_encode_arrow_dictionary_columns(tmp_path):
+    """A column read as the Parquet file's dictionary (what read_block asks for): chunks with
+    different dictionaries, and dictionary entries no record uses, which need not be in the
+    domain (a file written from a pandas categorical keeps its unused categories)."""
+    from anonlab.distributed.worker_cuts import encode_arrow, read_block
+
+    domain = np.array(["a", "b", "c"], dtype=object)
+    chunks = pa.chunked_array([
+        pa.DictionaryArray.from_arrays(pa.array([0, 1, 0], pa.int32()), pa.array(["c", "a"])),
+        pa.DictionaryArray.from_arrays(pa.array([1, 1], pa.int32()), pa.array(["zz", "b"])),
+    ])  # fmt: skip
+    np.testing.assert_array_equal(encode_arrow(chunks, domain, "x"), [2, 0, 2, 1, 1])
+    used = pa.DictionaryArray.from_arrays(pa.array([0, 1], pa.int32()), pa.array(["zz", "b"]))
+    with pytest.raises(AnonlabError, match=r"column 'x'.*value 'zz' is not in its domain"):
+        encode_arrow(used, domain, "x")
+    with pytest.raises(AnonlabError, match=r"column 'x'.*1 missing values"):
+        encode_arrow(pa.chunked_array([pa.array(["a"]), pa.array([None, "b"])]), domain, "x")
+
+    frame = pd.DataFrame(
+        {
+            "q": pd.Categorical(["a", "a", "b", "c"], categories=["a", "zz", "b", "c"]),
+            "s": [1, 2, 1, 2],
+        }
+    )
+    path = tmp_path / "categorical.parquet"
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path)
+    qi, sensitive = read_block(str(path), 0, ["q"], "s", {"q": domain, "s": np.array([1, 2])})
+    np.testing.assert_array_equal(qi[:, 0], [0, 0, 1, 2])
+    np.testing.assert_array_equal(sensitive, [0, 1, 0, 1])
+
+
+def test_blocks_given_equal_mondrian_cuts(dask_client, synthetic_parquet):
+    """Blocks already read on the workers (``blocks=``, as anonymize_on_workers passes them):
+    the same cuts and parts as ``mondrian_cuts``."""
+    path, frame, qi_names, sensitive_name = synthetic_parquet
+    kwargs = dict(k=1, l=3, look_ahead=False, max_partition_rows=300)
+    expected, domains = _reference(frame, qi_names, sensitive_name, None, **kwargs)
+    [shared] = dask_client.scatter([domains], broadcast=True, hash=False)
+    n_groups = pq.ParquetFile(path).metadata.num_row_groups
+    blocks = [
+        dask_client.submit(worker_cuts._read_block_task, path, g, qi_names, sensitive_name,
+                           shared, pure=False)
+        for g in range(n_groups)
+    ]  # fmt: skip
+    got = mondrian_cuts_on_workers(
+        dask_client, path, qi_names, sensitive_name, None, domains=domains, blocks=blocks,
+        gather_parts=True, split_every=2, **kwargs,
+    )  # fmt: skip
+    assert expected.n_parts >= 2
+    _same(got.partitioning(), expected)

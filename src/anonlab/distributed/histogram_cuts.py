@@ -360,7 +360,10 @@ def grow_cut_tree(
     ``level_histogram(open_row)`` returns the reduced :func:`level_histograms` of all the
     records for this ``open_row`` (partition id → row among the open partitions, -1 when not
     open); ``apply_table(table)`` moves every record to its new partition id with
-    :func:`apply_cuts` and this table. The loop (this function) only sees those reduced
+    :func:`apply_cuts` and this table, before the next ``level_histogram`` counts them (it may
+    defer the move to that call: :mod:`anonlab.distributed.worker_cuts` applies a level's
+    cuts in the task that counts the next level; after the last level the caller applies the
+    last table). The loop (this function) only sees those reduced
     histograms and the ``n_rows`` count: :func:`histogram_mondrian_cuts` supplies in-memory
     blocks, :func:`anonlab.distributed.worker_cuts.mondrian_cuts_on_workers` Dask futures.
     Each level: the decisions (:func:`decide_cuts`), the cut table, and a half with more than

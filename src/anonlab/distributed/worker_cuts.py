@@ -7,16 +7,27 @@ Mondrian+'s) cuts are made.
 * :func:`parquet_domains`: one task per row group returns each column's sorted distinct values;
   the driver merges them (union, sorted). Only distinct values reach the driver.
 * :func:`read_block` (on a worker): one row group, encoded to integer codes with the broadcast
-  domains. The blocks stay on the workers as futures, one per row group.
+  domains, then kept as a :class:`BlockState` (its :func:`cell_codes`), one future per row
+  group, on the worker that read it.
 * :func:`mondrian_cuts_on_workers`: the level loop of
   :func:`anonlab.distributed.histogram_cuts.grow_cut_tree` (the same loop and the same
   decision code as the in-memory
-  :func:`~anonlab.distributed.histogram_cuts.histogram_mondrian_cuts`),
-  with each level's map (:func:`~anonlab.distributed.histogram_cuts.level_histograms` per
-  block, ``client.map``), a tree reduce done by tasks (sums of up to ``split_every``
-  histograms), and the apply (:func:`~anonlab.distributed.histogram_cuts.apply_cuts` per block)
-  all on the workers. The driver gathers one reduced histogram per level and sends back the
-  small cut table; at the end the leaves are numbered on the workers too.
+  :func:`~anonlab.distributed.histogram_cuts.histogram_mondrian_cuts`). Each level is one task
+  per block that applies the previous level's cuts and computes the new open partitions'
+  histograms (:func:`apply_cell_cuts`, :func:`cell_histograms`: what
+  :func:`~anonlab.distributed.histogram_cuts.apply_cuts` and
+  :func:`~anonlab.distributed.histogram_cuts.level_histograms` compute, from the block's
+  cells), then a tree reduce done by tasks (sums of up to ``split_every`` histograms; the first
+  sums on the worker that holds the blocks they sum, :func:`worker_groups`). The driver
+  gathers one reduced histogram per level and sends back the small cut table with the next
+  level's map; at the end the last cuts are applied and the leaves numbered on the workers too.
+
+Where the time went (benchmarks/bench_worker_cuts.py, 2,000,000 records, 8 row groups): not
+the driver (``decide_cuts`` takes about 1 ms a level) nor the bytes moved, but the workers'
+per-record work, three to five times slower in a Dask worker than in a plain process because
+of fresh temporaries (:func:`scratch`), plus a separate apply task per block and level, and
+the strings decoded and hashed again when reading (:func:`read_block` now takes the Parquet
+file's own dictionaries). Per level what is left is the tasks' round trips (tens of ms).
 
 Codes. A column's code is its value's position in its domain. The domains
 :func:`parquet_domains` returns are sorted, so codes follow the values' sort order (for a
@@ -39,24 +50,22 @@ Choices:
   the row group (raised on the worker, re-raised by the driver).
 * Tasks are submitted with ``pure=False``: a block or part array is never shared by key with
   another call's.
+* A level's state is a new :class:`BlockState` future per block (never changed in place), so a
+  task that is run again, or moved to another worker, computes the same thing.
 * The driver never calls :func:`read_block`; the tasks call it through a module-level
   trampoline that looks it up in the worker's own import of this module.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from anonlab.distributed.histogram_cuts import (
-    apply_cuts,
-    grow_cut_tree,
-    histogram_width,
-    level_histograms,
-)
+from anonlab.distributed.histogram_cuts import grow_cut_tree, histogram_width
 from anonlab.distributed.partitioning import Partitioning
 from anonlab.errors import AnonlabError
 
@@ -103,22 +112,47 @@ def encode(values: np.ndarray, domain: np.ndarray, column: str, where: str = "")
 def encode_arrow(column, domain: np.ndarray, name: str, where: str = "") -> np.ndarray:
     """:func:`encode` of an Arrow column (chunked or not): each distinct value is looked up once
     (the column is dictionary-encoded in Arrow first, then its dictionary encoded), so the cost
-    per record is one integer gather. Nulls are an error naming the column."""
+    per record is one integer gather. Nulls are an error naming the column.
+
+    A column that is already dictionary-encoded (e.g. a Parquet string column read with
+    ``read_dictionary``, as :func:`read_block` does: the file's own dictionary, no string
+    decoded or hashed per record) is encoded chunk by chunk (chunks may carry different
+    dictionaries), and only the dictionary entries some record uses must be in ``domain``."""
     import pyarrow as pa
 
-    if isinstance(column, pa.ChunkedArray):
-        column = column.combine_chunks()
-    if column.null_count:
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    null_count = sum(chunk.null_count for chunk in chunks)
+    if null_count:
         at = f" ({where})" if where else ""
         raise AnonlabError(
-            f"column {name!r}{at}: {column.null_count:,} missing values; fill them (or mark them "
+            f"column {name!r}{at}: {null_count:,} missing values; fill them (or mark them "
             "as a value of their own) first"
         )
-    if not pa.types.is_dictionary(column.type):
-        column = column.dictionary_encode()
-    dictionary = column.dictionary.to_numpy(zero_copy_only=False)
-    code = encode(dictionary, domain, name, where)
-    indices = column.indices.to_numpy(zero_copy_only=False)
+    if not chunks:
+        return np.zeros(0, dtype=np.int64)
+    if len(chunks) > 1 and not pa.types.is_dictionary(column.type):
+        chunks = [column.combine_chunks()]  # one dictionary for the whole column
+    codes = [_encode_dictionary(chunk, domain, name, where) for chunk in chunks]
+    return codes[0] if len(codes) == 1 else np.concatenate(codes)
+
+
+def _encode_dictionary(array, domain: np.ndarray, name: str, where: str) -> np.ndarray:
+    """:func:`encode_arrow` of one Arrow array without nulls."""
+    import pyarrow as pa
+
+    if not pa.types.is_dictionary(array.type):
+        array = array.dictionary_encode()
+    dictionary = array.dictionary.to_numpy(zero_copy_only=False)
+    indices = array.indices.to_numpy(zero_copy_only=False)
+    try:
+        code = encode(dictionary, domain, name, where)
+    except AnonlabError:
+        used = np.zeros(len(dictionary), dtype=bool)
+        used[indices] = True
+        if used.all():
+            raise
+        code = np.zeros(len(dictionary), dtype=np.int64)  # unused entries: never gathered
+        code[used] = encode(dictionary[used], domain, name, where)  # raises for a used one
     return code[indices]
 
 
@@ -140,7 +174,9 @@ def read_block(
     import pyarrow.parquet as pq
 
     names = list(qi_names)
-    table = pq.ParquetFile(path).read_row_group(row_group, columns=[*names, sensitive_name])
+    columns = [*names, sensitive_name]
+    # string columns as the file's dictionaries: no string is decoded or hashed per record
+    table = pq.ParquetFile(path, read_dictionary=columns).read_row_group(row_group, columns=columns)
     where = f"{path}, row group {row_group}"
     m = table.num_rows
     qi = np.empty((m, len(names)), dtype=np.int32, order="F")
@@ -157,6 +193,17 @@ def _read_block_task(*args: Any) -> tuple[np.ndarray, np.ndarray]:
     import anonlab.distributed.worker_cuts as module
 
     return module.read_block(*args)
+
+
+def _read_state_task(
+    path, row_group, qi_names, sensitive_name, domains, qi_domains, n_values
+) -> BlockState:
+    """The task that reads a block and keeps its :func:`cell_codes` (through this module's
+    ``read_block`` in the worker's import, as :func:`_read_block_task`)."""
+    import anonlab.distributed.worker_cuts as module
+
+    qi, sensitive = module.read_block(path, row_group, qi_names, sensitive_name, domains)
+    return BlockState(module.cell_codes(qi, sensitive, qi_domains, n_values), None)
 
 
 def row_group_distinct(path: str, row_group: int, columns: Sequence[str]) -> list[np.ndarray]:
@@ -228,17 +275,225 @@ def sum_sparse(*parts: SparseHistogram) -> SparseHistogram:
     return SparseHistogram(parts[0].shape, index[starts], np.add.reduceat(count, starts))
 
 
-def _block_histograms(block, part, open_row, domains, n_values) -> SparseHistogram:
+_SCRATCH = threading.local()
+
+
+def scratch(slot: str, n: int, dtype=np.int64) -> np.ndarray:
+    """A work array of ``n`` elements, this thread's ``slot``, kept from one call to the next.
+
+    Why: Dask's worker processes run with ``MALLOC_TRIM_THRESHOLD_`` set (its
+    ``distributed.nanny.pre-spawn-environ``), which leaves glibc's mmap threshold at 128 KiB:
+    every larger temporary array is fresh memory, page-faulted in on first touch and unmapped
+    when freed. That, not the arithmetic, made most of a level's time on a worker (the map of
+    :func:`~anonlab.distributed.histogram_cuts.level_histograms` on 250,000 records: 10 ms in a
+    plain process, 30-40 ms with that setting). The per-record work arrays of
+    :func:`cell_histograms` and :func:`apply_cell_cuts` are therefore taken from here: a few
+    bytes per record of the largest block, per worker thread, held between tasks. Their
+    contents never outlive the call that fills them."""
+    arrays = _SCRATCH.__dict__.setdefault("arrays", {})
+    key = (slot, np.dtype(dtype).str)
+    array = arrays.get(key)
+    if array is None or len(array) < n:
+        array = arrays[key] = np.empty(n, dtype=dtype)
+    return array[:n]
+
+
+def cell_codes(
+    qi: np.ndarray, sensitive: np.ndarray, domains: Sequence[int], n_values: int
+) -> np.ndarray:
+    """A block's records as one integer per (record, quasi-identifier): ``code·n_values +
+    sensitive code``, shape ``(m, d)``, column-major, in the narrowest of int16 / int32 / int64
+    that holds ``max(domains)·n_values``.
+
+    Computed once per block (the codes never change while the cuts are made), so that each
+    level's work per record and attribute is one multiply-add and a ``bincount``: the joint
+    histogram's key is ``row·domain_a·n_values + cell`` (:func:`cell_histograms`), and a cut's
+    test ``code <= threshold`` is ``cell < (threshold + 1)·n_values`` (:func:`apply_cell_cuts`).
+    For census-kdd-workers (domains up to 75, 46 sensitive values) a cell fits int16: 2 bytes
+    per record and attribute, half the block's int32 codes."""
+    domains = [int(x) for x in domains]
+    m, d = np.shape(qi)
+    top = max(domains, default=1) * int(n_values)
+    dtype = next(t for t in (np.int16, np.int32, np.int64) if top <= np.iinfo(t).max)
+    cell = np.empty((m, d), dtype=dtype, order="F")
+    sens = np.asarray(sensitive).astype(dtype)
+    for a in range(d):  # a loop over attributes, not records; every value fits ``dtype``
+        np.multiply(qi[:, a], n_values, out=cell[:, a], casting="unsafe")
+        cell[:, a] += sens
+    return cell
+
+
+def _nonzero_histogram(pieces: list[tuple[int, int, np.ndarray]], n_open: int, width: int):
+    """:class:`SparseHistogram` of shape ``(n_open, width)`` from per-attribute counts:
+    ``pieces`` holds ``(column offset, span, counts)`` with ``counts`` the ``(n_open, span)``
+    block of columns ``offset .. offset+span`` flattened. The same object as
+    ``SparseHistogram.of`` of the dense array (same form, index sorted), without building the
+    dense array when most cells are zero (at deep levels it is n_open × Σ domains × n_values
+    integers, most of them zero)."""
+    nonzero = sum(int(np.count_nonzero(c)) for _, _, c in pieces)
+    if 2 * nonzero >= n_open * width:
+        dense = np.empty((n_open, width), dtype=np.int64)
+        for offset, span, counts in pieces:
+            dense[:, offset : offset + span] = counts.reshape(n_open, span)
+        return SparseHistogram((n_open, width), None, dense.reshape(-1))
+    index, count = [], []
+    for offset, span, counts in pieces:
+        at = np.flatnonzero(counts)
+        row, column = np.divmod(at, span)
+        index.append(row * width + offset + column)
+        count.append(counts[at])
+    index = np.concatenate(index) if index else np.zeros(0, dtype=np.int64)
+    count = np.concatenate(count).astype(np.int64) if count else np.zeros(0, dtype=np.int64)
+    order = np.argsort(index, kind="stable")
+    return SparseHistogram((n_open, width), index[order], count[order])
+
+
+def cell_histograms(
+    cell: np.ndarray,
+    part: np.ndarray | None,
+    open_row: np.ndarray,
+    domains: Sequence[int],
+    n_values: int,
+) -> SparseHistogram:
+    """:func:`~anonlab.distributed.histogram_cuts.level_histograms` of one block from its
+    :func:`cell_codes`, as a :class:`SparseHistogram` (equal to ``SparseHistogram.of`` of it).
+
+    ``part`` is each record's partition id (int64; None: every record in partition 0). The work
+    per attribute is one multiply-add into a :func:`scratch` buffer and one ``bincount``
+    (``level_histograms`` made four new arrays per attribute and copied the open records'
+    codes first). Records of partitions that are not open are counted in a spare row that is
+    dropped, or, when they are most of the block, left out first. The histogram is built as
+    its non-zero cells from the per-attribute counts (:func:`_nonzero_histogram`)."""
+    domains = [int(x) for x in domains]
+    open_row = np.asarray(open_row, dtype=np.int64)
+    n_open = int(open_row.max()) + 1 if open_row.size else 0
+    width = sum(domains) * int(n_values)
+    m = cell.shape[0]
+    if n_open == 0 or m == 0:
+        return SparseHistogram.of(np.zeros((n_open, width), dtype=np.int64))
+    take = None  # the records counted, when not all of them
+    row = None  # each counted record's row (None: all in row 0)
+    rows = 1
+    if part is None:  # every record in partition 0
+        if open_row[0] < 0:
+            return SparseHistogram.of(np.zeros((n_open, width), dtype=np.int64))
+    else:  # (ids are node ids, in range: "clip" only spares the buffered "raise" mode's copy)
+        row = np.take(open_row, part, out=scratch("row", m), mode="clip")
+        closed = np.less(row, 0, out=scratch("closed", m, bool))
+        n_closed = int(np.count_nonzero(closed))
+        rows = n_open
+        if 2 * n_closed > m:  # mostly closed: count only the open ones
+            take = np.flatnonzero(~closed)
+            row = row.take(take)
+        elif n_closed:  # a few closed: a spare row n_open, dropped below
+            row[closed] = n_open
+            rows = n_open + 1
+        if rows == 1:
+            row = None  # every counted record is in row 0
+    n = m if take is None else len(take)
+    key = scratch("key", n)
+    pieces, offset = [], 0
+    for a, dom in enumerate(domains):  # a loop over attributes, not records
+        span = dom * int(n_values)
+        column = cell[:, a]
+        if take is not None:
+            column = np.take(column, take, out=scratch("column", n, cell.dtype), mode="clip")
+        if row is None:
+            np.copyto(key, column)  # bincount would copy it to intp itself
+        else:
+            np.multiply(row, span, out=key)
+            key += column
+        counts = np.bincount(key, minlength=rows * span)
+        pieces.append((offset, span, counts[: n_open * span]))
+        offset += span
+    return _nonzero_histogram(pieces, n_open, width)
+
+
+def apply_cell_cuts(
+    cell: np.ndarray, part: np.ndarray | None, table: np.ndarray, n_values: int
+) -> np.ndarray:
+    """:func:`~anonlab.distributed.histogram_cuts.apply_cuts` from :func:`cell_codes`: each
+    record's partition id (int64) after the cuts of ``table`` (rows ``(attribute, threshold,
+    left, right)`` per partition id, ``attribute = -1``: not cut). ``part`` None: every record
+    in partition 0.
+
+    A record goes right when ``code > threshold``, i.e. ``cell >= (threshold + 1)·n_values``.
+    Per attribute that some cut uses (a few per level), one gather of the partitions' limits
+    and one comparison, in buffers reused across attributes (fresh temporaries are what costs
+    on a Dask worker, see :func:`cell_histograms`); then ``left`` plus ``right - left`` where
+    the record goes right."""
+    table = np.asarray(table, dtype=np.int64)
+    m = cell.shape[0]
+    node = np.arange(len(table), dtype=np.int64)
+    is_cut = table[:, 0] >= 0
+    left = np.where(is_cut, table[:, 2], node)
+    step = np.where(is_cut, table[:, 3], node) - left
+    if part is None:  # one partition, 0: scalars
+        if not is_cut[0]:
+            return np.zeros(m, dtype=np.int64)
+        goes_right = cell[:, table[0, 0]] >= (table[0, 1] + 1) * n_values
+        return np.where(goes_right, table[0, 3], table[0, 2])
+    new = left.take(part)
+    if m == 0 or not is_cut.any():
+        return new
+    never = np.iinfo(np.int64).max  # a limit no cell reaches
+    goes_right = scratch("right", m, bool)
+    goes_right[:] = False
+    limit_of_part = scratch("row", m)
+    above = scratch("closed", m, bool)
+    for a in np.unique(table[is_cut, 0]):  # a loop over the attributes cut on, not records
+        limit = np.where(is_cut & (table[:, 0] == a), (table[:, 1] + 1) * n_values, never)
+        np.take(limit, part, out=limit_of_part, mode="clip")
+        np.greater_equal(cell[:, a], limit_of_part, out=above)
+        goes_right |= above
+    np.take(step, part, out=limit_of_part, mode="clip")
+    np.add(new, limit_of_part, out=new, where=goes_right)
+    return new
+
+
+@dataclass(frozen=True)
+class BlockState:
+    """What a worker keeps of one block while the cuts are made: its :func:`cell_codes`, each
+    record's current partition id (None: all in the root) and the last level's histogram.
+
+    One object per block and level, so that a level is one task per block (apply the previous
+    level's cuts, then count the new open partitions) whose input and output stay on the
+    worker; the reduce tasks read only ``hist``, on the worker that holds the states they sum
+    (:func:`mondrian_cuts_on_workers` groups them by worker)."""
+
+    cell: np.ndarray
+    part: np.ndarray | None
+    hist: SparseHistogram | None = None
+
+
+def _block_state(block, domains, n_values) -> BlockState:
     qi, sensitive = block
-    return SparseHistogram.of(level_histograms(qi, sensitive, part, open_row, domains, n_values))
+    return BlockState(cell_codes(qi, sensitive, domains, n_values), None)
 
 
-def _block_apply(block, part, table) -> np.ndarray:
-    return apply_cuts(block[0], part, table)
+def _block_level(state: BlockState, table, open_row, domains, n_values) -> BlockState:
+    """One level on one block: the previous level's cuts (``table``; None: none yet), then the
+    joint histograms of the partitions now open (``open_row``)."""
+    part = state.part
+    if table is not None:
+        part = apply_cell_cuts(state.cell, part, table, n_values)
+    hist = cell_histograms(state.cell, part, open_row, domains, n_values)
+    return BlockState(state.cell, part, hist)
 
 
-def _block_zeros(block) -> np.ndarray:
-    return np.zeros(len(block[1]), dtype=np.int64)
+def _sum_state_histograms(*states: BlockState) -> SparseHistogram:
+    return sum_sparse(*(state.hist for state in states))
+
+
+def _block_leaves(state: BlockState, table, leaf_number: np.ndarray, n_values) -> np.ndarray:
+    """The block's part array: the last level's cuts, then leaf numbers (int32)."""
+    part = state.part
+    if table is not None:
+        part = apply_cell_cuts(state.cell, part, table, n_values)
+    leaf_number = np.asarray(leaf_number, dtype=np.int32)
+    if part is None:
+        return np.full(state.cell.shape[0], leaf_number[0], dtype=np.int32)
+    return leaf_number.take(part)
 
 
 def sum_arrays(*arrays: np.ndarray) -> np.ndarray:
@@ -246,10 +501,6 @@ def sum_arrays(*arrays: np.ndarray) -> np.ndarray:
     for a in arrays[1:]:
         out += a
     return out
-
-
-def _number_leaves(part: np.ndarray, leaf_number: np.ndarray) -> np.ndarray:
-    return leaf_number[part].astype(np.int32)
 
 
 # ------------------------------------------------------------------------------- driver side
@@ -330,6 +581,25 @@ class WorkerCuts:
             refused_splits=self.refused_splits,
             oversized=self.oversized,
         )
+
+
+def worker_groups(client: Client, futures: list) -> list[list[int]]:
+    """The positions of ``futures`` grouped by the worker that holds each (waits for them
+    first), so that a task summing one group's results runs where they are. A future with no
+    holder (e.g. failed) makes a group of its own; its task then raises its error."""
+    from distributed import wait
+
+    wait(futures)
+    holders = client.who_has(futures)
+    groups: dict[str, list[int]] = {}
+    alone = []
+    for i, future in enumerate(futures):
+        where = sorted(holders.get(future.key) or [])
+        if where:
+            groups.setdefault(where[0], []).append(i)
+        else:
+            alone.append([i])
+    return [groups[w] for w in sorted(groups)] + alone
 
 
 def tree_sum(
@@ -437,35 +707,47 @@ def mondrian_cuts_on_workers(
     # first call's future is dropped then cancels the second call's reads (lost dependencies)
     if blocks is None:
         [domains_future] = client.scatter([domains], broadcast=True, hash=False)
-        blocks = [
+        states = [
             client.submit(
-                _read_block_task, path, g, qi_names, sensitive_name, domains_future, pure=False
+                _read_state_task, path, g, qi_names, sensitive_name, domains_future, qi_domains,
+                n_values, pure=False,
             )
             for g in range(n_groups)
-        ]
+        ]  # fmt: skip
     elif len(blocks) != n_groups:
         raise AnonlabError(f"{len(blocks)} blocks given for {n_groups} blocks of {path}")
-    blocks = list(blocks)
-    parts = client.map(_block_zeros, blocks, pure=False)
+    else:
+        states = client.map(
+            _block_state, list(blocks), [qi_domains] * n_groups, [n_values] * n_groups, pure=False
+        )
+    pending: list[np.ndarray | None] = [None]  # the last cut table, applied by the next map
 
     def level_histogram(open_row: np.ndarray) -> np.ndarray:
         n_open = int(open_row.max()) + 1
-        if not blocks:
+        if not states:
             return np.zeros((n_open, histogram_width(qi_domains, n_values)), dtype=np.int64)
-        maps = client.map(
-            _block_histograms,
-            blocks,
-            parts,
-            [open_row] * len(blocks),
-            [qi_domains] * len(blocks),
-            [n_values] * len(blocks),
+        groups = worker_groups(client, states)  # where this level's tasks will run
+        states[:] = client.map(
+            _block_level,
+            states,
+            [pending[0]] * n_groups,
+            [open_row] * n_groups,
+            [qi_domains] * n_groups,
+            [n_values] * n_groups,
             pure=False,
         )
-        reduced = tree_sum(client, maps, split_every, combine=sum_sparse)
+        pending[0] = None
+        local = [  # first sums on the worker holding the states: no state travels
+            client.submit(_sum_state_histograms, *(states[i] for i in group[j : j + split_every]),
+                          pure=False)
+            for group in groups
+            for j in range(0, len(group), split_every)
+        ]  # fmt: skip
+        reduced = tree_sum(client, local, split_every, combine=sum_sparse)
         return received("histogram", reduced.result(), on_gather).dense()
 
     def apply_table(table: np.ndarray) -> None:
-        parts[:] = client.map(_block_apply, blocks, parts, [table] * len(blocks), pure=False)
+        pending[0] = table
 
     tree = grow_cut_tree(
         sum(rows),
@@ -480,7 +762,14 @@ def mondrian_cuts_on_workers(
         max_partition_rows=max_partition_rows,
     )
     leaf_number, count = tree.leaf_numbers()
-    part_futures = client.map(_number_leaves, parts, [leaf_number] * len(parts), pure=False)
+    part_futures = client.map(
+        _block_leaves,
+        states,
+        [pending[0]] * n_groups,
+        [leaf_number] * n_groups,
+        [n_values] * n_groups,
+        pure=False,
+    )
     part = None
     if gather_parts:
         gathered = received("parts", client.gather(part_futures), on_gather)
