@@ -16,7 +16,8 @@ each configuration runs in a child process of its own (so its peak RSS is its ow
   (:func:`anonlab.release_io.export.write_published`); then the default privacy checks
   (:func:`anonlab.models.defaults.default_checks`) and the utility measures
   (:func:`anonlab.utility.defaults.default_measures`, ``--queries`` COUNT queries) and the
-  re-identification measures (``anonlab utility``'s ``run_risk``, no population).
+  re-identification measures (``anonlab utility``'s ``run_risk``, no population); ``--queries
+  0`` leaves out the utility and risk measures (the device run, whose time is short).
 * ``W workers``: a LocalCluster of W worker processes with one thread each (started before the
   clock), :func:`~anonlab.distributed.worker_release.anonymize_on_workers` (read on the
   workers, parts, P2P shuffle, per-part algorithm, per-worker writing), then
@@ -53,6 +54,13 @@ HERE = pathlib.Path(__file__).resolve().parent
 L = 4
 #: COUNT queries of the utility measures (``anonlab utility``'s default).
 QUERIES = 10_000
+
+
+def _timed(function, *args) -> float | None:
+    """Seconds ``function(*args)`` took."""
+    t0 = time.perf_counter()
+    function(*args)
+    return time.perf_counter() - t0
 
 
 def _data(records: int, row_group: int, folder: pathlib.Path) -> pathlib.Path:
@@ -92,7 +100,7 @@ def _peak() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kilobytes on Linux
 
 
-def child_one_machine(path: str, algorithm: str, out: pathlib.Path) -> dict:
+def child_one_machine(path: str, algorithm: str, out: pathlib.Path, queries: int) -> dict:
     import pandas as pd
     import pyarrow.parquet as pq
 
@@ -124,18 +132,16 @@ def child_one_machine(path: str, algorithm: str, out: pathlib.Path) -> dict:
     t1 = time.perf_counter()
     default_checks(release)
     checks = time.perf_counter() - t1
-    t1 = time.perf_counter()
-    default_measures(release, QUERIES)
-    utility = time.perf_counter() - t1
-    t1 = time.perf_counter()
-    run_risk(release)
-    risk = time.perf_counter() - t1
+    utility = _timed(default_measures, release, queries) if queries else None
+    risk = _timed(run_risk, release) if queries else None
     del pq
     return {"total": total, "checks": checks, "utility": utility, "risk": risk,
             "groups": int(release.n_groups), "peak": _peak()}  # fmt: skip
 
 
-def child_workers(path: str, algorithm: str, workers: int, out: pathlib.Path, max_rows: int):
+def child_workers(
+    path: str, algorithm: str, workers: int, out: pathlib.Path, max_rows: int, queries: int
+):
     import warnings
 
     from anonlab.distributed.worker_release import anonymize_on_workers
@@ -170,13 +176,13 @@ def child_workers(path: str, algorithm: str, workers: int, out: pathlib.Path, ma
         t1 = time.perf_counter()
         check_written_release(client, out, template)
         checks = time.perf_counter() - t1
-        t1 = time.perf_counter()
-        parts = open_written_parts(client, out)
-        utility_of_written_release(client, parts, QUERIES)
-        utility = time.perf_counter() - t1
-        t1 = time.perf_counter()
-        risk_of_written_release(client, parts)
-        risk = time.perf_counter() - t1
+        utility = risk = None
+        if queries:
+            t1 = time.perf_counter()
+            parts = open_written_parts(client, out)
+            utility_of_written_release(client, parts, queries)
+            utility = time.perf_counter() - t1
+            risk = _timed(risk_of_written_release, client, parts)
     records = sum(f.stat().st_size for f in (out / "publisher" / "records").iterdir())
     return {"total": total, "checks": checks, "utility": utility, "risk": risk,
             "records_bytes": records,
@@ -189,12 +195,26 @@ def _run_child(args, config: str, algorithm: str, path: pathlib.Path, work: path
     out = work / f"out-{config}-{algorithm}"
     argv = [sys.executable, __file__, "--child", config, "--algorithm", algorithm,
             "--path", str(path), "--out", str(out),
-            "--max-partition-rows", str(args.max_partition_rows)]  # fmt: skip
+            "--max-partition-rows", str(args.max_partition_rows),
+            "--queries", str(args.queries)]  # fmt: skip
     done = subprocess.run(argv, capture_output=True, text=True, env=dict(os.environ))
     shutil.rmtree(out, ignore_errors=True)
     if done.returncode != 0:
         raise SystemExit(f"{config} {algorithm} failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _median(values) -> float | None:
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def _s(seconds: float | None) -> str:
+    return "—" if seconds is None else f"{seconds:.2f}"
+
+
+def _ratio(a: float | None, b: float | None) -> str:
+    return "—" if a is None or not b else f"{a / b:.2f}"
 
 
 def main() -> None:
@@ -205,6 +225,7 @@ def main() -> None:
     parser.add_argument("--row-group", type=int, default=250_000)
     parser.add_argument("--max-partition-rows", type=int, default=250_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--queries", type=int, default=QUERIES)
     parser.add_argument("--workdir", default=None)
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--algorithm", default=None, help=argparse.SUPPRESS)
@@ -214,10 +235,10 @@ def main() -> None:
     if args.child:
         out = pathlib.Path(args.out)
         if args.child == "one":
-            answer = child_one_machine(args.path, args.algorithm, out)
+            answer = child_one_machine(args.path, args.algorithm, out, args.queries)
         else:
             answer = child_workers(args.path, args.algorithm, int(args.child), out,
-                                   args.max_partition_rows)  # fmt: skip
+                                   args.max_partition_rows, args.queries)  # fmt: skip
         print(json.dumps(answer))
         return
 
@@ -256,21 +277,21 @@ def main() -> None:
             one = results[(algorithm, "one")]
             one_total = statistics.median(a["total"] for a in one)
             one_checks = statistics.median(a["checks"] for a in one)
-            one_utility = statistics.median(a["utility"] for a in one)
-            one_risk = statistics.median(a["risk"] for a in one)
+            one_utility = _median(a["utility"] for a in one)
+            one_risk = _median(a["risk"] for a in one)
             first = None
             for config in configs:
                 runs = results[(algorithm, config)]
                 total = statistics.median(a["total"] for a in runs)
                 checks = statistics.median(a["checks"] for a in runs)
-                utility = statistics.median(a["utility"] for a in runs)
-                risk = statistics.median(a["risk"] for a in runs)
+                utility = _median(a["utility"] for a in runs)
+                risk = _median(a["risk"] for a in runs)
                 peak = max(a["peak"] for a in runs) / 2**20
                 if config == "one":
                     print(
                         f"| {algorithm} | one machine | {runs[0]['groups']:,} | | {total:.2f} "
-                        f"| | | | | 1 | | {checks:.2f} | 1 | {utility:.2f} | 1 | "
-                        f"{risk:.2f} | 1 | | "
+                        f"| | | | | 1 | | {checks:.2f} | 1 | {_s(utility)} | 1 | "
+                        f"{_s(risk)} | 1 | | "
                         f"{peak:,.0f} MB | |"
                     )
                     continue
@@ -284,8 +305,8 @@ def main() -> None:
                       f"{stage['shuffle']:.2f} | {stage['anonymize']:.2f} | "
                       f"{stage['write']:.2f} | {total / one_total:.2f} | "
                       f"{first / total:.2f} | {checks:.2f} | {checks / one_checks:.2f} | "
-                      f"{utility:.2f} | {utility / one_utility:.2f} | "
-                      f"{risk:.2f} | {risk / one_risk:.2f} | "
+                      f"{_s(utility)} | {_ratio(utility, one_utility)} | "
+                      f"{_s(risk)} | {_ratio(risk, one_risk)} | "
                       f"{runs[0]['records_bytes'] / 2**20:.1f} | "
                       f"{peak:,.0f} MB | {received:.2f} MB |")  # fmt: skip
     finally:

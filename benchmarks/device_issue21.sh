@@ -32,6 +32,7 @@ WORKERS="${WORKERS:-1,2,4,8,16}"
     2>&1 | tee "$OUT/machine.txt"
 timeout "${RELEASE_SECONDS:-400}" python3 benchmarks/bench_worker_release.py \
     --records "$RECORDS" --row-group 1000000 --workers "$WORKERS" --repeat 1 --workdir /tmp \
+    --queries "${QUERIES:-0}" \
     2>&1 | tee "$OUT/worker_release.md"
 timeout "${MEASURES_SECONDS:-130}" python3 benchmarks/bench_distributed_measures.py \
     --rows "$MEASURE_ROWS" --workers "$WORKERS" --repeat 1 2>&1 | tee "$OUT/measures.md"
