@@ -438,26 +438,18 @@ def normalized_certainty_penalty(release: Release, categorical: str = "range") -
     qis = table.quasi_identifiers
     sizes = release.group_sizes.astype(np.float64)
     n = float(table.n_rows)
-    penalties = np.zeros((len(qis), release.n_groups), dtype=np.float64)
-    if release.scheme == "generalization":
-        for i, q in enumerate(qis):
-            ga = release.generalization[q]
-            if table.schema[q].kind is Kind.NUMERIC:
-                values = table.values[q].astype(np.float64)
-                span = values[-1] - values[0]
-                if span > 0:
-                    penalties[i] = (values[ga.hi] - values[ga.lo]) / span
-            else:
-                size = table.domain_size(q)
-                cover = ga.cover_size().astype(np.float64)
-                if categorical == "range":
-                    if size > 1:
-                        penalties[i] = (cover - 1) / (size - 1)
-                else:
-                    penalties[i] = np.where(cover > 1, cover / size, 0.0)
-    per_group = penalties.mean(axis=0) if len(qis) else np.zeros(release.n_groups)
-    per_attribute = {q: float(penalties[i] @ sizes / n) for i, q in enumerate(qis)}
-    total = float(penalties.sum(axis=0) @ sizes)
+    # One attribute's (n_groups,) penalties at a time, added in attribute order (the same sums
+    # as a (n_qi, n_groups) matrix's column sums, without the matrix: 140 MB at 2.5 million
+    # groups of 7 quasi-identifiers).
+    summed = np.zeros(release.n_groups, dtype=np.float64)
+    per_attribute = {}
+    for q in qis:
+        penalty = _ncp_penalty(release, q, categorical)
+        per_attribute[q] = float(penalty @ sizes / n)
+        summed += penalty
+        del penalty
+    per_group = summed / len(qis) if len(qis) else np.zeros(release.n_groups)
+    total = float(summed @ sizes)
     return CertaintyPenalty(
         value=float(per_group @ sizes / n),
         total=total,
@@ -466,3 +458,27 @@ def normalized_certainty_penalty(release: Release, categorical: str = "range") -
         categorical=categorical,
         per_group=per_group,
     )
+
+
+def _ncp_penalty(release: Release, q: str, categorical: str) -> np.ndarray:
+    """Each group's NCP of quasi-identifier ``q``, shape (n_groups,), float64: 0 under
+    bucketization (exact values are published) and for a single-valued domain."""
+    table = release.table
+    penalty = np.zeros(release.n_groups, dtype=np.float64)
+    if release.scheme != "generalization":
+        return penalty
+    ga = release.generalization[q]
+    if table.schema[q].kind is Kind.NUMERIC:
+        values = table.values[q].astype(np.float64)
+        span = values[-1] - values[0]
+        if span > 0:
+            penalty[:] = (values[ga.hi] - values[ga.lo]) / span
+    else:
+        size = table.domain_size(q)
+        cover = ga.cover_size().astype(np.float64)
+        if categorical == "range":
+            if size > 1:
+                penalty[:] = (cover - 1) / (size - 1)
+        else:
+            penalty[:] = np.where(cover > 1, cover / size, 0.0)
+    return penalty

@@ -127,7 +127,13 @@ class AttackerRisk:
     statement : str
         What the scheme means for the risk, in words.
     scheme : str
+    class_risk : ndarray of shape (n_classes,)
+        The risk of each published class.
+    record_class : ndarray of shape (n_rows,)
+        Each record's class (:attr:`PublishedClasses.record_class`, shared, not copied).
     per_record : ndarray of shape (n_rows,)
+        ``class_risk[record_class]``, made when read: a float64 array the length of the
+        release (80 MB at 10 million records) is not kept in every result.
     """
 
     model: str
@@ -141,7 +147,13 @@ class AttackerRisk:
     note: str
     statement: str
     scheme: str
-    per_record: np.ndarray = field(repr=False)
+    class_risk: np.ndarray = field(repr=False)
+    record_class: np.ndarray = field(repr=False)
+
+    @property
+    def per_record(self) -> np.ndarray:
+        """Each record's risk, ``class_risk[record_class]`` (a new array on every read)."""
+        return self.class_risk[self.record_class]
 
     @property
     def value(self) -> float:
@@ -272,7 +284,8 @@ def _attacker(
         note=note,
         statement=statement,
         scheme=classes.scheme,
-        per_record=class_risk[classes.record_class],
+        class_risk=class_risk,
+        record_class=classes.record_class,
     )
 
 

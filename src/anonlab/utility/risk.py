@@ -45,8 +45,14 @@ class ProsecutorRisk:
     n_records_at_risk : int
     threshold : float
     scheme : str
+    group_risk : ndarray of shape (n_groups,), dtype=float64
+        ``1 / |group|``.
+    record_group : ndarray of shape (n_rows,)
+        Each record's group (the release's ``group``, shared, not copied).
     per_record : ndarray of shape (n_rows,), dtype=float64
-        ``1 / |group of the record|``.
+        ``1 / |group of the record|``: ``group_risk[record_group]``, made when read, so that a
+        float64 array the length of the release (80 MB at 10 million records) is not kept in
+        the result.
     statement : str
         For a bucketized release, what the number measures (:data:`BUCKET_LINK_STATEMENT`);
         empty under generalization.
@@ -58,8 +64,14 @@ class ProsecutorRisk:
     n_records_at_risk: int
     threshold: float
     scheme: str
-    per_record: np.ndarray = field(repr=False)
+    group_risk: np.ndarray = field(repr=False)
+    record_group: np.ndarray = field(repr=False)
     statement: str = ""
+
+    @property
+    def per_record(self) -> np.ndarray:
+        """``1 / |group of the record|`` (a new array on every read)."""
+        return self.group_risk[self.record_group]
 
     @property
     def value(self) -> float:
@@ -116,7 +128,6 @@ def prosecutor_risk(release: Release, threshold: float = DEFAULT_THRESHOLD) -> P
     threshold = check_float("threshold", threshold, low=0.0, high=1.0)
     sizes = release.group_sizes
     group_risk = 1.0 / sizes
-    per_record = group_risk[release.group]
     n = release.table.n_rows
     at_risk = int(sizes[group_risk > threshold].sum())
     return ProsecutorRisk(
@@ -126,6 +137,7 @@ def prosecutor_risk(release: Release, threshold: float = DEFAULT_THRESHOLD) -> P
         n_records_at_risk=at_risk,
         threshold=threshold,
         scheme=release.scheme,
-        per_record=per_record,
+        group_risk=group_risk,
+        record_group=release.group,
         statement=BUCKET_LINK_STATEMENT if release.scheme == "bucketization" else "",
     )
