@@ -88,3 +88,26 @@ def test_anonymize_command_refuses_before_writing(cli, tmp_path, monkeypatch):
 
     release = load_release(out)  # a whole release was written once the check was overridden
     assert release.table.n_rows == 45_222 and release.manifest["parameters"]["l"] == 2
+
+
+@pytest.mark.parametrize("algorithm", ["anatomy", "mondrian"])
+def test_count_profiles_blockwise_equals_the_whole_histogram(algorithm, monkeypatch):
+    """The worst-case budget's profile count, made a block of groups at a time from the compact
+    histogram, is the count of distinct sorted rows of the whole int64 histogram; the other
+    budgets do not count them (the number of groups bounds them)."""
+    import numpy as np
+
+    from anonlab import Table
+    from anonlab.anonymize import anonymize
+    from anonlab.grouping import row_blocks
+
+    table = Table.from_dataset("census-kdd-workers").take(np.arange(20_000))
+    release = anonymize(table, algorithm, l=3, seed=1)
+    hist = np.asarray(release.sensitive_histogram, dtype=np.int64)
+    expected = len(np.unique(-np.sort(-hist, axis=1), axis=0))
+    small = lambda n, width, cells=1 << 20: row_blocks(n, width, cells=64)  # noqa: E731
+    monkeypatch.setattr("anonlab.grouping.row_blocks", small)  # many blocks, also at this size
+    fresh = anonymize(table, algorithm, l=3, seed=1)
+    assert resources.Shape.of(fresh, profiles=True).profiles == expected
+    assert 1 < expected < release.n_groups or algorithm == "mondrian"
+    assert resources.Shape.of(fresh).profiles == release.n_groups

@@ -322,22 +322,25 @@ class Shape:
     profiles: int
 
     @classmethod
-    def of(cls, obj: Any) -> Shape:
+    def of(cls, obj: Any, profiles: bool = False) -> Shape:
         """``Shape`` of a :class:`~anonlab.release.Release` or a :class:`~anonlab.table.Table`
-        (a table's groups are bounded by its records)."""
+        (a table's groups are bounded by its records).
+
+        ``profiles``: count a release's distinct count profiles (what the worst-case program
+        is sized by: groups alike up to the order of their values), from the checks' compact
+        histogram a block of groups at a time; otherwise, and for a table, the bound is the
+        number of groups (counting them costs a sort of the histogram, seconds at millions of
+        groups, which the other models do not need)."""
         from anonlab.schema import Kind
 
         table = getattr(obj, "table", obj)
         groups = int(getattr(obj, "n_groups", table.n_rows))
         qis = tuple(table.quasi_identifiers)
         sens = table.sensitive
-        profiles = max(groups, 1)
-        if hasattr(obj, "table"):  # groups alike up to the order of their values: one profile
-            import numpy as np
-
+        n_profiles = max(groups, 1)
+        if profiles and hasattr(obj, "table"):
             try:
-                hist = np.asarray(obj.sensitive_histogram, dtype=np.int64)
-                profiles = max(1, len(np.unique(-np.sort(-hist, axis=1), axis=0)))
+                n_profiles = _count_profiles(obj)
             except (AnonlabError, ValueError, TypeError, AttributeError):
                 pass  # no groups to count: the bound stays the number of groups
         return cls(
@@ -346,8 +349,25 @@ class Shape:
             values=int(table.domain_size(sens)) if sens is not None else 1,
             qi_domains=tuple(int(table.domain_size(q)) for q in qis),
             qi_numeric=tuple(table.schema[q].kind is Kind.NUMERIC for q in qis),
-            profiles=profiles,
+            profiles=n_profiles,
         )
+
+
+def _count_profiles(release: Any) -> int:
+    """Distinct count profiles (each group's sensitive counts, sorted) of ``release``, a block
+    of groups at a time over the checks' compact histogram
+    (:func:`anonlab.models.result.sensitive_counts`, shared with them)."""
+    import numpy as np
+
+    from anonlab.grouping import row_blocks
+    from anonlab.models.result import sensitive_counts
+
+    counts = sensitive_counts(release)
+    seen = [np.unique(np.sort(counts[b], axis=1), axis=0)
+            for b in row_blocks(len(counts), counts.shape[1])]  # fmt: skip
+    if not seen:
+        return 1
+    return max(1, len(np.unique(np.concatenate(seen), axis=0)))
 
 
 def workload_bytes(shape: Shape, queries: int) -> int:
@@ -501,7 +521,7 @@ def check_worst_case_k(
     """Refuse a worst-case ``k_max`` whose dynamic program would not fit in memory (the
     audit's ``--k-max``: ``per_group=True``). ``obj`` is a Release or a Table."""
     k_max = check_int(parameter, k_max, minimum=0)
-    shape = Shape.of(obj)
+    shape = Shape.of(obj, profiles=per_group)
     return check_fits(
         parameter,
         k_max,
