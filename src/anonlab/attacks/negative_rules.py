@@ -255,10 +255,14 @@ def _know(release: Release, options: Mapping[str, Any]) -> Knowledge:
     rules = mine_negative_rules(release.table, min_expectation, 1)
     params = release.manifest.get("parameters", {})
     l = int(params.get("l") or params.get("m") or 2)  # MASK promises 1/m
-    return Knowledge(
-        {"rules": rules, "l": l},
-        f"the {len(rules.rules)} negative rules mined from the original table (minExp "
-        f"{min_expectation}, one condition each) and every record's quasi-identifiers and group",
+    return Knowledge({"rules": rules, "l": l}, knowledge_words(len(rules.rules), min_expectation))
+
+
+def knowledge_words(n_rules: int, min_expectation: float) -> str:
+    """What the audit's negative-rule attacker knows, in words."""
+    return (
+        f"the {n_rules} negative rules mined from the original table (minExp "
+        f"{min_expectation}, one condition each) and every record's quasi-identifiers and group"
     )
 
 
@@ -299,7 +303,6 @@ def _judge(
     n_match = res.n_possible("matching")
     n_base = res.n_possible("baseline")
     vulnerable = res.vulnerable("matching")
-    pinned = res.pinned("matching")
     truth = release.table.codes[release.sensitive]
     order = np.lexsort((np.arange(len(n_match)), n_match - n_base))[:10]
     hist = np.asarray(release.sensitive_histogram, dtype=np.float64)
@@ -322,31 +325,64 @@ def _judge(
         )
     top = worst[0] if worst else None
     example = rules.rules[0] if len(rules.rules) else None
-    return ATTACK.finding(
-        attacker=f"knows {knowledge.words}",
+    return negative_rules_finding(
+        knowledge.words,
+        l,
+        {**counts, **res.score(release), "rules": len(rules.rules)},
+        np.bincount(n_match, minlength=len(res.values) + 1),
+        np.bincount(n_base, minlength=len(res.values) + 1),
+        at_risk_fields(vulnerable),
+        inference.settings,
         example=None if example is None else f"a mined rule: {example}",
-        promise=f"at least ℓ = {l} possible values per record",
-        headline=f"{int(vulnerable.sum()):,} records keep fewer than {l} possible values "
-        f"({int(pinned.sum()):,} pinned to one value); without rules "
-        f"{counts['vulnerable_baseline']:,}",
-        **at_risk_fields(vulnerable),
-        considered=release.table.n_rows,
         strongest=None
         if top is None
         else strongest_sentence(release, [{**top, "probability": None}], set_of=True),  # fmt: skip
-        measures={**counts, **res.score(release), "rules": len(rules.rules)},
-        baseline={
-            "vulnerable": counts["vulnerable_baseline"],
-            "pinned": counts["pinned_baseline"],
-        },
         worst=worst,
+    )
+
+
+def negative_rules_finding(
+    knows: str,
+    l: int,
+    measures: dict[str, Any],
+    by_possible_matching: np.ndarray,
+    by_possible_baseline: np.ndarray,
+    risk_fields: dict[str, Any],
+    settings: dict[str, Any],
+    *,
+    example: str | None = None,
+    strongest: str | None = None,
+    worst: list[dict] | None = None,
+) -> Finding:
+    """The negative-rule stage's finding from the attack's counts (``measures``: its
+    :meth:`NegativeRuleAttackResult.counts`, ``score`` and the number of rules), the records by
+    number of possible values (matching reading and without rules) and the records at risk
+    (``risk_fields``: :func:`~anonlab.attacks.common.at_risk_fields` of the vulnerable ones).
+    The judge here counts them over the records; a cluster's audit part by part
+    (:mod:`anonlab.distributed.written_audit`)."""
+    return ATTACK.finding(
+        attacker=f"knows {knows}",
+        example=example,
+        promise=f"at least ℓ = {l} possible values per record",
+        headline=f"{int(risk_fields['at_risk']):,} records keep fewer than {l} possible values "
+        f"({measures['pinned_matching']:,} pinned to one value); without rules "
+        f"{measures['vulnerable_baseline']:,}",
+        **risk_fields,
+        considered=measures["records"],
+        strongest=strongest,
+        measures=measures,
+        baseline={
+            "vulnerable": measures["vulnerable_baseline"],
+            "pinned": measures["pinned_baseline"],
+        },
+        worst=worst or [],
         plot={
             "kind": "possible",
-            "matching": np.bincount(n_match, minlength=len(res.values) + 1),
-            "baseline": np.bincount(n_base, minlength=len(res.values) + 1),
+            "matching": by_possible_matching,
+            "baseline": by_possible_baseline,
             "label": "records by number of possible sensitive values",
         },
-        settings=inference.settings,
+        settings=settings,
     )
 
 

@@ -253,7 +253,6 @@ def _judge(
         if tick is not None:
             tick(k + 1, k_max + 1)
     risk = (first_above >= 0) & (first_above <= k_verdict)
-    implications = curve["implications"]
     never = int((first_above < 0).sum())
     worst = []
     if witness.record is not None:
@@ -271,37 +270,76 @@ def _judge(
                 ),
             }
         )
+    return worst_case_finding(
+        k_verdict=k_verdict,
+        k_max=k_max,
+        curve=curve,
+        words=words,
+        risk_fields=at_risk_fields(risk),
+        considered=n,
+        above_by_k=above_by_k,
+        smallest_k_above={
+            **{str(k): int((first_above == k).sum()) for k in range(k_max + 1)},
+            f"> {k_max}": never,
+        },
+        smallest_k_certain={
+            **{str(k): int((first_certain == k).sum()) for k in range(k_max + 1)},
+            f"> {k_max}": int((first_certain < 0).sum()),
+        },
+        strongest=witness.explain(),
+        worst=worst,
+        settings=inference.settings,
+    )
+
+
+def worst_case_finding(
+    *,
+    k_verdict: int,
+    k_max: int,
+    curve: dict,
+    words: str,
+    risk_fields: dict[str, Any],
+    considered: int,
+    above_by_k: list[int],
+    smallest_k_above: dict[str, int],
+    smallest_k_certain: dict[str, int],
+    strongest: str | None,
+    worst: list[dict],
+    settings: dict[str, Any],
+) -> Finding:
+    """The worst-case stage's finding from its aggregates: the curves (both languages), the
+    promise in words, the records at risk (``risk_fields``: verdict, count and positions, as
+    :func:`~anonlab.attacks.common.at_risk_fields` gives them), the records above the promise
+    at each ``k`` and the records by the smallest ``k`` at which their group exceeds the
+    promise and becomes certain. The judge here builds them from per-record arrays; a
+    cluster's audit from group sizes (:mod:`anonlab.distributed.written_audit`)."""
+    implications = curve["implications"]
+    at_risk = int(risk_fields["at_risk"])
     return ATTACK.finding(
         attacker=f"knows every record's group and k basic implications about anyone's sensitive "
         f"values; the verdict is at k = {k_verdict}, the curve runs to k = {k_max}",
         promise=f"{words}, against k = {k_verdict} implication(s) ((c,k)-safety, c = the promise)",
-        headline=f"{int(risk.sum()):,} records in groups above {words} after {k_verdict} "
+        headline=f"{at_risk:,} records in groups above {words} after {k_verdict} "
         f"implication(s) (maximum disclosure {implications[k_verdict]:.3f}); "
         f"maximum disclosure {implications[0]:.3f} with no knowledge, "
         f"{implications[k_max]:.3f} after {k_max}; {above_by_k[k_max]:,} records above the "
         f"promise at k = {k_max}",
-        **at_risk_fields(risk),
-        considered=n,
-        strongest=witness.explain(),
+        **risk_fields,
+        considered=considered,
+        strongest=strongest,
         measures={
             "verdict_k": k_verdict,
             "curve_implications": implications,
             "curve_negations": curve["negations"],
             "records_above_promise_by_k": above_by_k,
             "records_above_promise_at_k1": above_by_k[1] if k_max >= 1 else above_by_k[0],
-            "smallest_k_above_promise": {
-                **{str(k): int((first_above == k).sum()) for k in range(k_max + 1)},
-                f"> {k_max}": never,
-            },
-            "smallest_k_certain": {
-                **{str(k): int((first_certain == k).sum()) for k in range(k_max + 1)},
-                f"> {k_max}": int((first_certain < 0).sum()),
-            },
+            "smallest_k_above_promise": smallest_k_above,
+            "smallest_k_certain": smallest_k_certain,
         },
         baseline={"max_disclosure_k0": float(implications[0])},
         worst=worst,
         plot={"kind": "curve", "curves": curve, "label": "maximum disclosure against k"},
-        settings=inference.settings,
+        settings=settings,
     )
 
 

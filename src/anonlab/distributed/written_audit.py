@@ -74,41 +74,23 @@ def _skipped(name: str) -> Any:
 
 
 def _rules_finding(summary: dict, min_expectation: float) -> Any:
-    """The negative-rule attack's finding from its reduced counts (as the attack's own judge
-    builds it, without the worst records, which stay on the workers)."""
-    import numpy as np
+    """The negative-rule attack's finding from its reduced counts (the attack's own builder,
+    without the worst records, which stay on the workers)."""
+    from anonlab.attacks.negative_rules import knowledge_words, negative_rules_finding
 
-    from anonlab.attacks.negative_rules import ATTACK
-
-    l = summary["l"]
     hist = summary["records_by_possible_values"]
     vulnerable = summary["vulnerable_matching"]
-    measures = {k: v for k, v in summary.items() if k not in ("records_by_possible_values",
-                                                              "attack", "n_rules")}  # fmt: skip
+    skip = ("records_by_possible_values", "attack", "n_rules")
+    measures = {k: v for k, v in summary.items() if k not in skip}
     measures["rules"] = summary["n_rules"]
-    return ATTACK.finding(
-        attacker=f"knows the {summary['n_rules']} negative rules mined from the original table "
-        f"(minExp {min_expectation}, one condition each) and every record's quasi-identifiers "
-        "and group",
-        promise=f"at least ℓ = {l} possible values per record",
-        headline=f"{vulnerable:,} records keep fewer than {l} possible values "
-        f"({summary['pinned_matching']:,} pinned to one value); without rules "
-        f"{summary['vulnerable_baseline']:,}",
-        verdict="at risk" if vulnerable else "pass",
-        at_risk=int(vulnerable),
-        considered=summary["records"],
-        measures=measures,
-        baseline={
-            "vulnerable": summary["vulnerable_baseline"],
-            "pinned": summary["pinned_baseline"],
-        },
-        plot={
-            "kind": "possible",
-            "matching": np.asarray(hist["matching"]),
-            "baseline": np.asarray(hist["baseline"]),
-            "label": "records by number of possible sensitive values",
-        },
-        settings={"min_expectation": min_expectation, "max_conditions": 1, "l": l},
+    return negative_rules_finding(
+        knowledge_words(summary["n_rules"], min_expectation),
+        summary["l"],
+        measures,
+        np.asarray(hist["matching"]),
+        np.asarray(hist["baseline"]),
+        {"verdict": "at risk" if vulnerable else "pass", "at_risk": int(vulnerable)},
+        {"min_expectation": min_expectation, "max_conditions": 1, "l": summary["l"]},
     )
 
 
@@ -149,7 +131,7 @@ def _foreground_finding(client: Any, records: Any, max_attributes: int) -> Any:
     aggregates): the inference on the driver from the parts
     (:func:`~anonlab.distributed.written_measures.foreground_of_written_release`), judged on
     the workers against the true values (:func:`_foreground_part`)."""
-    from anonlab.attacks.foreground.attack import ATTACK, inference_of
+    from anonlab.attacks.foreground.attack import foreground_finding, inference_of
     from anonlab.distributed.mapreduce import PerBlock, map_reduce
     from anonlab.distributed.written_measures import foreground_of_written_release
 
@@ -171,29 +153,14 @@ def _foreground_finding(client: Any, records: Any, max_attributes: int) -> Any:
     ]  # fmt: skip
     how = {"risk": "sum", "flagged": "sum", "by_set": "sum"}
     out = map_reduce(_foreground_part, records.partitions, PerBlock(tuple(items)), how)
-    n = release.table.n_rows
-    share_by_set = {
-        " ∧ ".join(attrs) or "(none)": float(out["by_set"][ai]) / max(1, n)
-        for ai, attrs in enumerate(result.attribute_sets)
-        if (result.best_attributes == ai).any()
-    }
-    at_risk, flagged = int(out["risk"]), int(out["flagged"])
-    return ATTACK.finding(
-        promise=words,
-        headline=f"{at_risk:,} records have their sensitive value inferred above {words}; "
-        f"{flagged:,} records flagged in all",
-        verdict="at risk" if at_risk else "pass",
-        at_risk=at_risk,
-        considered=n,
-        measures={"flagged_records": flagged, **inference.summary},
-        baseline={"mean": float(result.baseline.mean())},
-        plot={
-            "kind": "bars",
-            "data": share_by_set,
-            "label": "share of records breached, by the attribute set that breaches them",
-        },
-        value_paths=[("settings", "targets")],  # sensitive values, of the data's domain
-        settings=inference.settings,
+    at_risk = int(out["risk"])
+    return foreground_finding(
+        result,
+        inference,
+        words,
+        {"verdict": "at risk" if at_risk else "pass", "at_risk": at_risk},
+        int(out["flagged"]),
+        out["by_set"],
     )
 
 
@@ -210,11 +177,11 @@ def _worst_case_finding(release: Any, opts: dict) -> Any:
     its sensitive counts, so the curve and each group's disclosure are the single machine's;
     the records at risk are the sizes of the groups above the promise."""
     from anonlab.attacks.worst_case import (
-        ATTACK,
         LANGUAGES,
         disclosure_by_group_curve,
         disclosure_curve,
         maximum_disclosure,
+        worst_case_finding,
     )
 
     k_max, k_verdict = int(opts["k_max"]), int(opts["worst_case_k"])
@@ -239,38 +206,25 @@ def _worst_case_finding(release: Any, opts: dict) -> Any:
         first_certain[(first_certain < 0) & (per_group[k] >= 1 - 1e-12)] = k
         above_by_k.append(int(sizes[above].sum()))
     risk = (first_above >= 0) & (first_above <= k_verdict)
-    at_risk = int(sizes[risk].sum())
-    implications = curve["implications"]
 
     def records_at(first: np.ndarray) -> dict[str, int]:
         out = {str(k): int(sizes[first == k].sum()) for k in range(k_max + 1)}
         out[f"> {k_max}"] = int(sizes[first < 0].sum())
         return out
 
-    return ATTACK.finding(
-        attacker=f"knows every record's group and k basic implications about anyone's sensitive "
-        f"values; the verdict is at k = {k_verdict}, the curve runs to k = {k_max}",
-        promise=f"{words}, against k = {k_verdict} implication(s) ((c,k)-safety, c = the promise)",
-        headline=f"{at_risk:,} records in groups above {words} after {k_verdict} "
-        f"implication(s) (maximum disclosure {implications[k_verdict]:.3f}); "
-        f"maximum disclosure {implications[0]:.3f} with no knowledge, "
-        f"{implications[k_max]:.3f} after {k_max}; {above_by_k[k_max]:,} records above the "
-        f"promise at k = {k_max}",
-        verdict="at risk" if at_risk else "pass",
-        at_risk=at_risk,
+    at_risk = int(sizes[risk].sum())
+    return worst_case_finding(
+        k_verdict=k_verdict,
+        k_max=k_max,
+        curve=curve,
+        words=words,
+        risk_fields={"verdict": "at risk" if at_risk else "pass", "at_risk": at_risk},
         considered=int(sizes.sum()),
+        above_by_k=above_by_k,
+        smallest_k_above=records_at(first_above),
+        smallest_k_certain=records_at(first_certain),
         strongest=witness.explain(),
-        measures={
-            "verdict_k": k_verdict,
-            "curve_implications": implications,
-            "curve_negations": curve["negations"],
-            "records_above_promise_by_k": above_by_k,
-            "records_above_promise_at_k1": above_by_k[1] if k_max >= 1 else above_by_k[0],
-            "smallest_k_above_promise": records_at(first_above),
-            "smallest_k_certain": records_at(first_certain),
-        },
-        baseline={"max_disclosure_k0": float(implications[0])},
-        plot={"kind": "curve", "curves": curve, "label": "maximum disclosure against k"},
+        worst=[],
         settings={"k_max": k_max, "worst_case_k": k_verdict},
     )
 

@@ -104,23 +104,51 @@ def _judge(
                 correct=holds_true[row],
             )
         )
-    share_by_set: dict[str, float] = {}
-    for ai, attrs in enumerate(res.attribute_sets):
-        sel = res.best_attributes == ai
-        if sel.any():
-            share_by_set[" ∧ ".join(attrs) or "(none)"] = float(risk[sel].sum()) / max(
-                1, release.table.n_rows
-            )
+    n_sets = len(res.attribute_sets)
+    return foreground_finding(
+        res,
+        inference,
+        words,
+        at_risk_fields(risk),
+        int(flagged.sum()),
+        np.bincount(res.best_attributes[risk], minlength=n_sets),
+        strongest=strongest_sentence(release, worst, set_of=True),
+        worst=worst,
+    )
+
+
+def foreground_finding(
+    res: ForegroundResult,
+    inference: Inference,
+    words: str,
+    risk_fields: dict[str, Any],
+    flagged: int,
+    at_risk_by_set: np.ndarray,
+    *,
+    strongest: str | None = None,
+    worst: list[dict] | None = None,
+) -> Finding:
+    """The foreground stage's finding from the attack's result, its inference, the promise in
+    words, the records at risk (``risk_fields``: :func:`~anonlab.attacks.common.at_risk_fields`
+    of them), the records flagged and the records at risk per attribute set (by the set that
+    breaches each). The judge here counts them over the records; a cluster's audit on its
+    workers, where the true values are (:mod:`anonlab.distributed.written_audit`)."""
+    n = len(res.p_star)
+    share_by_set = {
+        " ∧ ".join(attrs) or "(none)": float(at_risk_by_set[ai]) / max(1, n)
+        for ai, attrs in enumerate(res.attribute_sets)
+        if (res.best_attributes == ai).any()
+    }
     return ATTACK.finding(
         promise=words,
-        headline=f"{int(risk.sum()):,} records have their sensitive value inferred above "
-        f"{words}; {int(flagged.sum()):,} records flagged in all",
-        **at_risk_fields(risk),
-        considered=release.table.n_rows,
-        strongest=strongest_sentence(release, worst, set_of=True),
-        measures={"flagged_records": int(flagged.sum()), **inference.summary},
+        headline=f"{int(risk_fields['at_risk']):,} records have their sensitive value inferred "
+        f"above {words}; {flagged:,} records flagged in all",
+        **risk_fields,
+        considered=n,
+        strongest=strongest,
+        measures={"flagged_records": flagged, **inference.summary},
         baseline={"mean": float(res.baseline.mean())},
-        worst=worst,
+        worst=worst or [],
         plot={
             "kind": "bars",
             "data": share_by_set,
