@@ -49,8 +49,6 @@ from typing import Any
 
 import numpy as np
 
-from anonlab.errors import AnonlabError
-
 #: The audit stages computed over the written parts; any other is reported as skipped.
 OVER_PARTS = (
     "checks", "foreground", "negative-rules", "worst-case", "risk", "utility", "distributions",
@@ -317,9 +315,9 @@ def audit_written_release(
         audit_of_findings,
         audit_options,
         checks_finding,
+        chosen_stages,
         exact_values,
         risk_finding,
-        stage_names,
         utility_finding,
         utility_qd,
         value_sets,
@@ -327,11 +325,7 @@ def audit_written_release(
     from anonlab.report.decision import Thresholds
     from anonlab.utility import measure
 
-    known = stage_names()
-    stages = list(known if stages is None else stages)
-    unknown = [s for s in stages if s not in known]
-    if unknown:
-        raise AnonlabError(f"unknown audit stage(s) {unknown}; choose from {list(known)}")
+    stages = chosen_stages(stages)
     thresholds = thresholds or Thresholds()
     opts = audit_options(budget, seed, thresholds, **budget_fields)
     parts = open_written_parts(client, path)

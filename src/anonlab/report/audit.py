@@ -692,11 +692,7 @@ def audit(
         stage counts records above ``max_risk``.
     """
     require_release(release, where="audit")
-    known = stage_names()
-    stages = list(known if stages is None else stages)
-    unknown = [s for s in stages if s not in known]
-    if unknown:
-        raise AnonlabError(f"unknown audit stage(s) {unknown}; choose from {list(known)}")
+    stages = chosen_stages(stages)
     thresholds = thresholds or Thresholds()
     opts = audit_options(budget, seed, thresholds, **budget_fields)
     if release.table.n_rows == 0:
@@ -736,6 +732,16 @@ def audit(
         "suppressed_records": int(release.manifest.get("suppressed_records") or 0),
     }
     return audit_of_findings(info, findings, stages, opts, thresholds)
+
+
+def chosen_stages(stages: Sequence[str] | None) -> list[str]:
+    """``stages`` (default: every stage, :func:`stage_names`), refused naming the unknown ones."""
+    known = stage_names()
+    stages = list(known if stages is None else stages)
+    unknown = [s for s in stages if s not in known]
+    if unknown:
+        raise AnonlabError(f"unknown audit stage(s) {unknown}; choose from {list(known)}")
+    return stages
 
 
 def audit_options(
