@@ -158,9 +158,14 @@ def arx_loss(
     for q in qis:
         h = table.schema[q].hierarchy
         level = release.levels[q]
-        share = h.node_size(level) / len(h)  # per node at this level
+        sizes = h.node_size(level)  # leaves under each node at this level
+        share = sizes / len(h)
         node = h.map(level)[table.leaf_codes(q)[table.codes[q]]]
-        a = float(share[node].sum())
+        # the integer sum divided once, as the lattice search computes it
+        # (anonymize.lattice.metrics.arx_loss_with_suppression): attribute_loss truncates to
+        # 10 decimals as ARX does, so a sum of float shares, off in the last bit, could land
+        # on the other side of a truncation step (found: two nodes' costs 4e-11 apart, swapped)
+        a = float(np.sum(sizes[node], dtype=np.int64)) / len(h)
         if g != 1.0:
             a *= g
         if withheld is None:
