@@ -338,16 +338,25 @@ def promise(release: Release) -> tuple[np.ndarray, str]:
     """Per record, the probability its true value should stay under, and the words for it:
     ``1/ℓ`` when the release was made for ℓ, else ``1/m`` (m-confidentiality), else each
     record's own random-worlds probability (the share of its value in its group)."""
-    params = release.manifest.get("parameters", {})
     n = release.table.n_rows
-    for key, name in (("l", "ℓ"), ("m", "m")):
-        value = params.get(key)
-        if value:
-            return np.full(n, 1.0 / float(value)), f"1/{name} = 1/{value}"
+    bound, words = stated_promise(release.manifest.get("parameters", {}))
+    if bound is not None:
+        return np.full(n, bound), words
     hist = np.asarray(release.sensitive_histogram, dtype=np.float64)
     truth = release.table.codes[release.sensitive]
     sizes = np.maximum(release.group_sizes, 1)[release.group]
     return hist[release.group, truth] / sizes, "each record's random-worlds probability"
+
+
+def stated_promise(parameters: dict) -> tuple[float | None, str]:
+    """The promise a release's parameters state, and its words: ``1/ℓ``, else ``1/m``, else
+    ``(None, words)``: each record's random-worlds probability, read from its group
+    (:func:`promise`)."""
+    for key, name in (("l", "ℓ"), ("m", "m")):
+        value = parameters.get(key)
+        if value:
+            return 1.0 / float(value), f"1/{name} = 1/{value}"
+    return None, "each record's random-worlds probability"
 
 
 def describe(release: Release, row: int, attributes: Sequence[str]) -> str:

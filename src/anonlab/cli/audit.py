@@ -142,13 +142,9 @@ def _audit_here(release, stages: list[str], show: bool, kwargs: dict):
 
 def _refuse_for_written(release_dir, data, at_risk, cluster, workers) -> None:
     """What a release the workers wrote cannot be audited with, refused before any work."""
-    from anonlab.cli.common import check_workers_option
+    from anonlab.cli.common import require_cluster_for_written
 
-    if cluster is None and workers is None:
-        raise AnonlabError(
-            f"{str(release_dir)!r} was written by a cluster's workers (anonymize --on-workers); "
-            "it is audited on a cluster too: give --cluster ADDRESS or --workers N"
-        )
+    require_cluster_for_written(release_dir, cluster, workers, "audited")
     if data is not None:
         raise AnonlabError(
             "--data: a release the workers wrote keeps the publisher's records in its parts "
@@ -159,7 +155,6 @@ def _refuse_for_written(release_dir, data, at_risk, cluster, workers) -> None:
             "--at-risk: the audit of a release the workers wrote lists no records (their "
             "values stay on the workers); drop --at-risk"
         )
-    check_workers_option(workers)
 
 
 def _audit_written(release_dir, cluster, workers, kwargs: dict, as_json: bool):

@@ -71,15 +71,10 @@ def _check_written(release_dir, model, k, l, c, t, m, sensitive_values, cluster,
                    as_json) -> None:  # fmt: skip
     """A release the workers wrote (``anonlab anonymize --on-workers``): checked from its part
     files by map-reduce on the cluster (:mod:`anonlab.distributed.written_checks`)."""
-    from anonlab.cli.common import check_workers_option, client_from_options
+    from anonlab.cli.common import client_from_options, require_cluster_for_written
     from anonlab.distributed.written_checks import check_written_release
 
-    if cluster is None and workers is None:
-        raise AnonlabError(
-            f"{str(release_dir)!r} was written by a cluster's workers (anonymize --on-workers); "
-            "it is checked on a cluster too: give --cluster ADDRESS or --workers N"
-        )
-    check_workers_option(workers)
+    require_cluster_for_written(release_dir, cluster, workers, "checked")
     only = _models_asked(model)
     with client_from_options(cluster, workers) as client:
         with stage("checking the written parts on the Dask cluster", as_json):

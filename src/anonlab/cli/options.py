@@ -406,6 +406,19 @@ def check_workers_option(workers: int | None) -> None:
         check_workers(workers)
 
 
+def require_cluster_for_written(release_dir, cluster: str | None, workers: int | None,
+                                verb: str) -> None:  # fmt: skip
+    """A release the workers wrote (``anonymize --on-workers``) is read on a cluster: refuse it
+    without ``--cluster``/``--workers`` (``verb``: what the command does to it, "checked"),
+    then check ``--workers N`` (:func:`check_workers_option`)."""
+    if cluster is None and workers is None:
+        raise AnonlabError(
+            f"{str(release_dir)!r} was written by a cluster's workers (anonymize --on-workers); "
+            f"it is {verb} on a cluster too: give --cluster ADDRESS or --workers N"
+        )
+    check_workers_option(workers)
+
+
 def check_group_sizes(n_records: int, **params: int | None) -> None:
     """Group-size parameters (``l=..., k=..., m=...``; None passes) at most ``n_records``, each
     named as its option (``--l``) with the record count."""

@@ -78,6 +78,9 @@ def attack_rules(
     from anonlab.attacks.negative_rules import negative_rule_attack
     from anonlab.distributed.written_release import is_written
 
+    if not 0 < check_float("min_exp", min_exp) < 1:
+        raise AnonlabError(f"--min-exp (minExp) must lie in (0, 1), got {min_exp}")
+    max_conditions = check_int("max_conditions", max_conditions, minimum=1)
     if is_written(release_dir):
         given = {"--dataset": dataset, "--data": data, "--qi": qi, "--sensitive": sensitive,
                  "--hierarchies": hierarchies, "--hierarchy-set": hierarchy_set,
@@ -96,9 +99,6 @@ def attack_rules(
             "give either --rules FILE or the original table (--dataset NAME or --data FILE) to "
             "mine the rules from"
         )
-    if not 0 < check_float("min_exp", min_exp) < 1:
-        raise AnonlabError(f"--min-exp (minExp) must lie in (0, 1), got {min_exp}")
-    max_conditions = check_int("max_conditions", max_conditions, minimum=1)
     from anonlab.atomic_output import require_file_free
 
     require_file_free(records, "--records", force)  # before any work
@@ -210,19 +210,14 @@ def _attack_written(release_dir, rules, original, l, min_exp, max_conditions, re
                     cluster, workers, as_json) -> None:  # fmt: skip
     """A release the workers wrote: attacked part by part on the cluster
     (:func:`anonlab.distributed.written_measures.rule_attack_of_written_release`)."""
-    from anonlab._validation import check_float, check_int
-    from anonlab.cli.common import check_workers_option, client_from_options
+    from anonlab.cli.common import client_from_options, require_cluster_for_written
     from anonlab.distributed.written_measures import (
         open_written_parts,
         rule_attack_of_written_release,
     )
     from anonlab.mining.negative_rules import NegativeRuleSet
 
-    if cluster is None and workers is None:
-        raise AnonlabError(
-            f"{str(release_dir)!r} was written by a cluster's workers (anonymize --on-workers); "
-            "it is attacked on a cluster too: give --cluster ADDRESS or --workers N"
-        )
+    require_cluster_for_written(release_dir, cluster, workers, "attacked")
     if original:
         raise AnonlabError(
             f"{original[0]}: it describes an original table to mine the rules from; a release "
@@ -234,10 +229,6 @@ def _attack_written(release_dir, rules, original, l, min_exp, max_conditions, re
             "--records: the per-record results of a release the workers wrote stay on the "
             "workers (the attack reduces them to counts); drop --records"
         )
-    if not 0 < check_float("min_exp", min_exp) < 1:
-        raise AnonlabError(f"--min-exp (minExp) must lie in (0, 1), got {min_exp}")
-    max_conditions = check_int("max_conditions", max_conditions, minimum=1)
-    check_workers_option(workers)
     with client_from_options(cluster, workers) as client:
         with stage("reading the written parts on the Dask cluster", as_json):
             parts = open_written_parts(client, release_dir)

@@ -129,7 +129,7 @@ def _utility_written(release_dir, sensitive, queries, qd, selectivity, seed, pop
     """A release the workers wrote: the workload, information loss and re-identification
     measures by map-reduce over its part files (:mod:`anonlab.distributed.written_measures`),
     on the cluster."""
-    from anonlab.cli.common import check_workers_option, client_from_options
+    from anonlab.cli.common import client_from_options, require_cluster_for_written
     from anonlab.distributed.written_measures import (
         open_written_parts,
         record_groups,
@@ -139,14 +139,9 @@ def _utility_written(release_dir, sensitive, queries, qd, selectivity, seed, pop
     from anonlab.errors import AnonlabError
     from anonlab.resources import check_queries
 
-    if cluster is None and workers is None:
-        raise AnonlabError(
-            f"{str(release_dir)!r} was written by a cluster's workers (anonymize --on-workers); "
-            "it is measured on a cluster too: give --cluster ADDRESS or --workers N"
-        )
+    require_cluster_for_written(release_dir, cluster, workers, "measured")
     if population is not None:
         raise AnonlabError(f"--population: {NO_POPULATION_FROM_PARTS}")
-    check_workers_option(workers)
     with client_from_options(cluster, workers) as client:
         with stage("reading the written parts on the Dask cluster", as_json):
             parts = open_written_parts(client, release_dir)

@@ -224,7 +224,7 @@ def _hold(value: Any) -> Any:
     return value
 
 
-def _where(addresses: Sequence[str], i: int) -> dict:
+def placement(addresses: Sequence[str], i: int) -> dict:
     """``client.submit`` options asking for the ``i``-th of ``addresses`` (round robin), loosely
     (another worker takes the task when that one is gone); none without addresses."""
     if not addresses:
@@ -237,7 +237,7 @@ def place(client: Any, values: Sequence[Any], name: str, addresses: Sequence[str
     data, the scheduler can recompute one lost with its worker. Returns their futures.
 
     ``addresses``: value ``i`` goes to worker ``addresses[i % len(addresses)]`` (one address
-    per value, or fewer to go round robin; see :func:`_where`), so that blocks are shared
+    per value, or fewer to go round robin; see :func:`placement`), so that blocks are shared
     evenly and each map runs where its block is (left to itself, the scheduler may put most
     blocks on one worker, and maps then wait or move their blocks).
     """
@@ -248,7 +248,7 @@ def place(client: Any, values: Sequence[Any], name: str, addresses: Sequence[str
     with dask.config.set({"distributed.admin.large-graph-warning-threshold": 2**62}):
         return [
             client.submit(
-                _hold, v, key=f"anonlab-{name}-{i}-{token}", pure=False, **_where(addresses, i)
+                _hold, v, key=f"anonlab-{name}-{i}-{token}", pure=False, **placement(addresses, i)
             )
             for i, v in enumerate(values)
         ]
@@ -267,10 +267,17 @@ def _map_tasks(client: Any, function: Callable, partitions: Any, args: Sequence[
             pure=False,
             retries=2,
             key=f"anonlab-map-{name}-{i}-{token}",
-            **_where(partitions.workers[i : i + 1], 0),
+            **placement(partitions.workers[i : i + 1], 0),
         )
         for i, (block, arg) in enumerate(zip(partitions.futures, args, strict=True))
     ]
+
+
+def block_workers(client: Any, n: int) -> tuple[str, ...]:
+    """The worker each of ``n`` blocks goes to: consecutive blocks on one worker, so that each
+    worker's outputs are reduced there first (empty without workers)."""
+    addresses = _worker_addresses(client)
+    return tuple(addresses[i * len(addresses) // n] for i in range(n)) if addresses else ()
 
 
 def scatter_partitions(client: Any, partitions: Sequence[Partition]) -> ScatteredPartitions:
@@ -279,10 +286,7 @@ def scatter_partitions(client: Any, partitions: Sequence[Partition]) -> Scattere
     partitions = list(partitions)
     if not partitions:
         raise AnonlabError("nothing to scatter: no partition given")
-    addresses = _worker_addresses(client)
-    n = len(partitions)
-    # consecutive blocks on one worker: each worker's outputs are reduced there first
-    workers = tuple(addresses[i * len(addresses) // n] for i in range(n)) if addresses else ()
+    workers = block_workers(client, len(partitions))
     futures = place(client, partitions, "block", workers)
     return ScatteredPartitions(
         client=client,
@@ -354,7 +358,7 @@ def _reduce_tree(
                 level[a:b],
                 root,
                 f"anonlab-reduce-{name}-{depth}-{i}-{token}",
-                _where([w], 0) if w else {},
+                placement([w], 0) if w else {},
             )
             for i, (a, b, w) in enumerate(groups)
         ]
@@ -621,7 +625,7 @@ def map_remote(function: Callable[[Any, Any], Any], remote: Remote, items: Seque
                     pure=False,
                     retries=2,
                     key=f"anonlab-map-{name}-{i}-{token}",
-                    **_where(addresses, i),
+                    **placement(addresses, i),
                 )
                 for i, item in enumerate(items)
             ]

@@ -286,9 +286,10 @@ def scratch(slot: str, n: int, dtype=np.int64) -> np.ndarray:
     every larger temporary array is fresh memory, page-faulted in on first touch and unmapped
     when freed. That, not the arithmetic, made most of a level's time on a worker (the map of
     :func:`~anonlab.distributed.histogram_cuts.level_histograms` on 250,000 records: 10 ms in a
-    plain process, 30-40 ms with that setting). The per-record work arrays of
-    :func:`cell_histograms` and :func:`apply_cell_cuts` are therefore taken from here: a few
-    bytes per record of the largest block, per worker thread, held between tasks. Their
+    plain process, 30-40 ms with that setting, in a one-off profile, not a kept benchmark). The
+    per-record work arrays of :func:`cell_histograms` and :func:`apply_cell_cuts` are therefore
+    taken from here: a few bytes per record of the largest block, per worker thread, held
+    between tasks. Their
     contents never outlive the call that fills them."""
     arrays = _SCRATCH.__dict__.setdefault("arrays", {})
     key = (slot, np.dtype(dtype).str)

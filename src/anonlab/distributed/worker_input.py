@@ -116,7 +116,8 @@ def read_coded_frame(
     from anonlab.distributed.worker_cuts import encode_arrow
 
     # string columns as the file's dictionaries: no string decoded or hashed per record
-    # (78 -> 27 ms per 250,000-record row group in a Dask worker); encode_arrow reads them
+    # (78 -> 27 ms per 250,000-record row group in a Dask worker, in a one-off profile, not a
+    # kept benchmark); encode_arrow reads them
     table = pq.ParquetFile(path, read_dictionary=list(names)).read_row_group(
         row_group, columns=list(names)
     )

@@ -49,6 +49,8 @@ from typing import Any
 
 import numpy as np
 
+from anonlab.attacks.contract import stated_promise
+
 #: The audit stages computed over the written parts; any other is reported as skipped.
 OVER_PARTS = (
     "checks", "foreground", "negative-rules", "worst-case", "risk", "utility", "distributions",
@@ -92,15 +94,6 @@ def _rules_finding(summary: dict, min_expectation: float) -> Any:
     )
 
 
-def _stated_promise(params: dict) -> tuple[float | None, str]:
-    """The release's promise as :func:`anonlab.attacks.contract.promise` states it: ``1/ℓ``,
-    else ``1/m``, else None (each record's random-worlds probability, read from its group)."""
-    for key, name in (("l", "ℓ"), ("m", "m")):
-        if params.get(key):
-            return 1.0 / float(params[key]), f"1/{name} = 1/{params[key]}"
-    return None, "each record's random-worlds probability"
-
-
 def _foreground_part(block: Any, item: tuple) -> dict:
     """On a worker: the audit's foreground judgement of one part's records, against their true
     values, which stay here: at risk when ``p*`` exceeds the promise (``bound``, or, when the
@@ -129,7 +122,13 @@ def _foreground_finding(client: Any, records: Any, max_attributes: int) -> Any:
     aggregates): the inference on the driver from the parts
     (:func:`~anonlab.distributed.written_measures.foreground_of_written_release`), judged on
     the workers against the true values (:func:`_foreground_part`)."""
-    from anonlab.attacks.foreground.attack import foreground_finding, inference_of
+    from anonlab.attacks.contract import sensitive_labels
+    from anonlab.attacks.foreground.attack import (
+        foreground_finding,
+        inference_settings,
+        inference_summary,
+        target_masks,
+    )
     from anonlab.distributed.mapreduce import PerBlock, map_reduce
     from anonlab.distributed.written_measures import foreground_of_written_release
 
@@ -139,9 +138,9 @@ def _foreground_finding(client: Any, records: Any, max_attributes: int) -> Any:
     result, release = foreground_of_written_release(
         client, records, values, max_attributes=max_attributes
     )
-    inference = inference_of(result, release, max_attributes)
-    bound, words = _stated_promise(params)
-    masks = _target_masks(result, inference)
+    # the summary and settings of the single machine's inference, without its per-record sets
+    bound, words = stated_promise(params)
+    masks = target_masks(result, sensitive_labels(release))
     starts = list(records.partitions.starts) + [release.table.n_rows]
     n_sets = len(result.attribute_sets)
     items = [
@@ -154,19 +153,13 @@ def _foreground_finding(client: Any, records: Any, max_attributes: int) -> Any:
     at_risk = int(out["risk"])
     return foreground_finding(
         result,
-        inference,
+        inference_summary(result),
+        inference_settings(result, max_attributes),
         words,
         {"verdict": "at risk" if at_risk else "pass", "at_risk": at_risk},
         int(out["flagged"]),
         out["by_set"],
     )
-
-
-def _target_masks(result: Any, inference: Any) -> np.ndarray:
-    """(targets, values) bool: which sensitive values each target set holds (as
-    :func:`~anonlab.attacks.foreground.attack.inference_of` builds them)."""
-    values = inference.values
-    return np.array([[v in set(map(str, t)) for v in values] for t in result.targets], dtype=bool)
 
 
 def _worst_case_finding(release: Any, opts: dict) -> Any:
@@ -189,7 +182,7 @@ def _worst_case_finding(release: Any, opts: dict) -> Any:
     params = release.manifest.get("parameters", {})
     sizes = np.asarray(release.group_sizes, dtype=np.int64)
     # as anonlab.attacks.contract.promise, taken per group at its largest record's bound
-    bound, words = _stated_promise(params)
+    bound, words = stated_promise(params)
     if bound is not None:
         bound = np.full(len(sizes), bound)
     else:

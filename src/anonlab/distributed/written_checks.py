@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from anonlab.distributed.written_release import table_without_records
+from anonlab.distributed.written_release import no_histogram, table_without_records
 from anonlab.errors import AnonlabError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -319,7 +319,7 @@ def check_written_release(
     if on_gather is not None:
         on_gather("value counts", reference)
     # the models and their parameters, as each part will decide them (from the manifest)
-    named = Release._from_statistics(template, 0, np.zeros(0), _no_histogram, scheme)
+    named = Release._from_statistics(template, 0, np.zeros(0), no_histogram, scheme)
     named.manifest["parameters"] = dict(manifest.get("parameters", {}))
     specs = check_specs(named, k, l, c, t, m, sensitive_values, only)
     per_part_models = [name for name, _ in specs if name != "ck-safety"]
@@ -347,10 +347,6 @@ def check_written_release(
             results[name] = _ck_safety(client, statistics, template, scheme, parameters,
                                        on_gather)  # fmt: skip
     return [results[name] for name, _ in specs]
-
-
-def _no_histogram() -> np.ndarray:
-    raise AnonlabError("internal: the checks' parameters need no histogram")
 
 
 def _ck_safety(client, statistics: list, template: Table, scheme: str, parameters: dict,

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from anonlab.distributed.written_release import table_without_records
+from anonlab.distributed.written_release import no_histogram, table_without_records
 from anonlab.errors import AnonlabError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -101,9 +101,8 @@ def _read_part(root: str, rel: str, info: dict, template: Table, n_groups: int, 
     missing = [CODE_COLUMN + a for a in names if CODE_COLUMN + a not in frame.column_names]
     if missing:
         raise AnonlabError(
-            f"{rel!r} holds no codes of {missing[0][len(CODE_COLUMN) :]!r}: the release was "
-            "written before the publisher's records kept the records' codes; make it again "
-            "(anonlab anonymize --on-workers) to measure it from its parts"
+            f"{rel!r} holds no codes of {missing[0][len(CODE_COLUMN) :]!r}: the template's "
+            "columns are not the release's (give the table it was made from, or none)"
         )
     if frame.num_rows != info["rows"]:
         raise AnonlabError(
@@ -135,10 +134,6 @@ def _groups_and_rows(part, _: Any) -> dict:
     return {"group": narrow(part.group), "row": part.table.row_id}
 
 
-def _no_histogram() -> np.ndarray:
-    raise AnonlabError("internal: the histogram is asked before it was counted")
-
-
 def open_written_parts(
     client: Any, path: str | Path, template: Table | None = None
 ) -> WrittenParts:
@@ -147,7 +142,12 @@ def open_written_parts(
     records on ``client``'s workers, one block per part, placed round robin (each part file is
     checked where it is read); count the group statistics by map-reduce. ``template``: the
     table the release was made from, to use instead of the folder's own."""
-    from anonlab.distributed.mapreduce import ScatteredPartitions, place
+    from anonlab.distributed.mapreduce import (
+        ScatteredPartitions,
+        block_workers,
+        place,
+        placement,
+    )
     from anonlab.distributed.measures import group_statistics_distributed
     from anonlab.distributed.written_release import open_written
     from anonlab.release import Release
@@ -175,10 +175,7 @@ def open_written_parts(
             "release is damaged"
         )
     starts = np.concatenate([[0], np.cumsum(rows)[:-1]]).astype(np.int64).tolist()
-    addresses = sorted(client.scheduler_info()["workers"])
-    n = len(rels)
-    # consecutive parts on one worker: each worker's outputs are reduced there first
-    workers = tuple(addresses[i * len(addresses) // n] for i in range(n)) if addresses else ()
+    workers = block_workers(client, len(rels))
     root_s = str(root)
     token = uuid.uuid4().hex  # fresh keys: no race with another job
     [template_future] = place(client, [template], "template")
@@ -195,7 +192,7 @@ def open_written_parts(
             pure=False,
             retries=2,
             key=f"anonlab-written-part-{i}-{token}",
-            **({"workers": [workers[i]], "allow_other_workers": True} if workers else {}),
+            **placement(workers, i),
         )  # fmt: skip
         for i, rel in enumerate(rels)
     ]
@@ -210,7 +207,7 @@ def open_written_parts(
     )
     table = table_without_records(template, n_rows)
     scheme = manifest["scheme"]
-    bare = Release._from_statistics(table, n_groups, np.zeros(0), _no_histogram, scheme)
+    bare = Release._from_statistics(table, n_groups, np.zeros(0), no_histogram, scheme)
     stats = group_statistics_distributed(bare, partitions=parts)
     release = Release._from_statistics(
         table, n_groups, stats.sizes, lambda: stats.histogram, scheme

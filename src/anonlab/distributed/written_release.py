@@ -204,3 +204,10 @@ class RecordsOnWorkers(Mapping):
 
     def __len__(self) -> int:
         return len(self._names)
+
+
+def no_histogram() -> np.ndarray:
+    """The histogram of a release known by its counts alone (``Release._from_statistics``) that
+    no check may ask for: the driver's views of a written release before its statistics are
+    counted, and the one that only names the checks' parameters."""
+    raise AnonlabError("internal: a histogram was asked of a release that holds none")

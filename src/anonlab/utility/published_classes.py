@@ -116,7 +116,8 @@ def _row_keys(table: Table, names: Sequence[str]) -> np.ndarray:
     non-negative, so the keys' numeric order is the rows' lexicographic order and ``np.unique``
     numbers them as it numbers the rows: the same classes in the same order), or the rows
     themselves, ``(n, len(names))``, when the key space reaches 2^63. At 10 million records of
-    7 quasi-identifiers the key sorts in about 2 s and 0.4 GB where the rows took 35 s and 1 GB.
+    7 quasi-identifiers the key sorts in about 2 s and 0.4 GB where the rows took 35 s and 1 GB
+    (a one-off tracemalloc profile, not a kept benchmark).
     """
     radices = [int(table.domain_size(q)) for q in names]
     if math.prod(radices) >= KEY_LIMIT:

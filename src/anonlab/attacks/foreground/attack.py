@@ -11,7 +11,7 @@ holds the record's true value (Wong et al., TKDD 2011, §5's breach decision, ju
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -55,27 +55,42 @@ def inference_of(
     target set with the highest ``p*``, ``p*`` and its random-world baseline. ``anonlab attack
     foreground`` calls it on its own run to report the audit's count beside the paper's."""
     values = sensitive_labels(view)
-    masks = np.array([[v in set(map(str, t)) for v in values] for t in res.targets], dtype=bool)
     n = view.table.n_rows
     return Inference(
         attack="foreground",
         values=values,
         records=np.arange(n),
-        inferred=masks[res.best_target],
+        inferred=target_masks(res, values)[res.best_target],
         probability=res.p_star,
         baseline=res.baseline,
-        summary={
-            "mean_p_star": float(res.p_star.mean()),
-            "attribute_sets": len(res.attribute_sets),
-            "min_support": res.min_support,
-        },
-        settings={
-            "targets": [list(t) for t in res.targets],
-            "min_support": res.min_support,
-            "max_attributes": max_attributes,
-        },
+        summary=inference_summary(res),
+        settings=inference_settings(res, max_attributes),
         detail=res,
     )
+
+
+def target_masks(res: ForegroundResult, values: Sequence[str]) -> np.ndarray:
+    """(targets, values) bool: which of the sensitive ``values`` (labels, in code order) each
+    target set of ``res`` holds."""
+    return np.array([[v in set(map(str, t)) for v in values] for t in res.targets], dtype=bool)
+
+
+def inference_summary(res: ForegroundResult) -> dict[str, Any]:
+    """The inference's summary: mean ``p*``, attribute sets mined, the support bound."""
+    return {
+        "mean_p_star": float(res.p_star.mean()),
+        "attribute_sets": len(res.attribute_sets),
+        "min_support": res.min_support,
+    }
+
+
+def inference_settings(res: ForegroundResult, max_attributes: int | None) -> dict[str, Any]:
+    """The inference's settings: the targets, the support bound and the attribute limit."""
+    return {
+        "targets": [list(t) for t in res.targets],
+        "min_support": res.min_support,
+        "max_attributes": max_attributes,
+    }
 
 
 def _judge(
@@ -107,7 +122,8 @@ def _judge(
     n_sets = len(res.attribute_sets)
     return foreground_finding(
         res,
-        inference,
+        inference.summary,
+        inference.settings,
         words,
         at_risk_fields(risk),
         int(flagged.sum()),
@@ -119,7 +135,8 @@ def _judge(
 
 def foreground_finding(
     res: ForegroundResult,
-    inference: Inference,
+    summary: dict[str, Any],
+    settings: dict[str, Any],
     words: str,
     risk_fields: dict[str, Any],
     flagged: int,
@@ -128,7 +145,8 @@ def foreground_finding(
     strongest: str | None = None,
     worst: list[dict] | None = None,
 ) -> Finding:
-    """The foreground stage's finding from the attack's result, its inference, the promise in
+    """The foreground stage's finding from the attack's result, its inference's summary and
+    settings (:func:`inference_summary`, :func:`inference_settings`), the promise in
     words, the records at risk (``risk_fields``: :func:`~anonlab.attacks.common.at_risk_fields`
     of them), the records flagged and the records at risk per attribute set (by the set that
     breaches each). The judge here counts them over the records; a cluster's audit on its
@@ -146,7 +164,7 @@ def foreground_finding(
         **risk_fields,
         considered=n,
         strongest=strongest,
-        measures={"flagged_records": flagged, **inference.summary},
+        measures={"flagged_records": flagged, **summary},
         baseline={"mean": float(res.baseline.mean())},
         worst=worst or [],
         plot={
@@ -155,7 +173,7 @@ def foreground_finding(
             "label": "share of records breached, by the attribute set that breaches them",
         },
         value_paths=[("settings", "targets")],  # sensitive values, of the data's domain
-        settings=inference.settings,
+        settings=settings,
     )
 
 
