@@ -228,11 +228,13 @@ def utility_of_written_release(
     opened by :func:`open_written_parts`), by map-reduce over its parts
     (:func:`~anonlab.distributed.measures.default_measures_distributed`: the same workload,
     drawn from ``seed``, and the same results as the single machine on the same groups)."""
-    from anonlab.distributed.measures import default_measures_distributed
+    from anonlab.distributed.measures import GroupStatistics, default_measures_distributed
 
     parts = path if isinstance(path, WrittenParts) else open_written_parts(client, path)
+    release = parts.release  # its group statistics were counted when the parts were opened
+    statistics = GroupStatistics(release.group_sizes, release.sensitive_histogram)
     return default_measures_distributed(
-        parts.release, queries, qd, selectivity, seed, partitions=parts.partitions
+        release, queries, qd, selectivity, seed, statistics=statistics, partitions=parts.partitions
     )
 
 

@@ -331,6 +331,7 @@ def default_measures_distributed(
     selectivity: float = 0.05,
     seed: int = 0,
     *,
+    statistics: GroupStatistics | None = None,
     client: Any = None,
     partitions: Partitions | None = None,
     n_partitions: int | None = None,
@@ -342,7 +343,11 @@ def default_measures_distributed(
     from anonlab.utility import measure
 
     parts = release_parts(release, client, partitions, n_partitions)
-    stats = group_statistics_distributed(release, partitions=parts)
+    stats = (
+        group_statistics_distributed(release, partitions=parts)
+        if statistics is None
+        else statistics
+    )  # ``statistics``: reduced group statistics already counted (as workload_error_distributed)
     proxy = release_with_statistics(release, stats)
     published = None
     if release.scheme == "generalization":
