@@ -37,6 +37,7 @@ import argparse
 import os
 import platform
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -186,6 +187,9 @@ def main() -> None:
                             raise SystemExit(f"{name}: {c} workers differ from the single machine")
                     if rep:
                         times[(name, c)].append(secs)
+                    # As it goes, so a run cut short by a time limit keeps what it measured.
+                    print(f"  {name} {c}: {secs:.3f} s{'' if rep else ' (warm-up)'}",
+                          file=sys.stderr, flush=True)  # fmt: skip
     finally:
         for cluster, client, *_ in clusters.values():
             client.close()

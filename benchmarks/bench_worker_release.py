@@ -259,12 +259,14 @@ def main() -> None:
         results: dict = {}
         for r in range(args.repeat):
             order = configs if r % 2 == 0 else configs[::-1]  # alternate
-            for algorithm in algorithms:
-                for config in order:
+            # Configuration outermost, in the order given: a run cut short by a time limit
+            # (the device machine's) still has both algorithms for the configurations it reached.
+            for config in order:
+                for algorithm in algorithms:
                     answer = _run_child(args, config, algorithm, path, work)
                     results.setdefault((algorithm, config), []).append(answer)
-                    print(f"  run {r + 1} {algorithm} {config}: {answer['total']:.2f} s",
-                          file=sys.stderr, flush=True)  # fmt: skip
+                    print(f"  run {r + 1} {algorithm} {config}: {answer['total']:.2f} s "
+                          f"{json.dumps(answer)}", file=sys.stderr, flush=True)  # fmt: skip
         print()
         print(
             "| algorithm | path | groups | parts | total s | read+parts s | shuffle s | "
@@ -279,7 +281,9 @@ def main() -> None:
             one_checks = statistics.median(a["checks"] for a in one)
             one_utility = _median(a["utility"] for a in one)
             one_risk = _median(a["risk"] for a in one)
-            first = None
+            # The speed-up is against 1 worker wherever it stands in --workers' order.
+            base = "1" if (algorithm, "1") in results else str(workers[0])
+            first = statistics.median(a["total"] for a in results[(algorithm, base)])
             for config in configs:
                 runs = results[(algorithm, config)]
                 total = statistics.median(a["total"] for a in runs)
@@ -295,8 +299,6 @@ def main() -> None:
                         f"{peak:,.0f} MB | |"
                     )
                     continue
-                if first is None:
-                    first = total
                 stage = {k: statistics.median(a["stages"][k] for a in runs)
                          for k in ("parts", "shuffle", "anonymize", "write")}  # fmt: skip
                 received = max(a["received_bytes"] for a in runs) / 2**20
