@@ -14,6 +14,8 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -415,6 +417,14 @@ def test_a_quoted_line_break_across_blocks_is_refused(dask_client, tmp_path):
     assert (qit["note"] == "line one\nline two").all()
 
 
+def test_a_block_starting_and_ending_inside_quotes_says_so():
+    """An even number of quotes, the block cut inside a quoted field at both ends: the same
+    message as an odd number (which of a file's blocks fails first is a race)."""
+    data = b'line two",a\n1,"line one\n'
+    with pytest.raises(AnonlabError, match="CSV block 3 ends inside a quoted field, or starts"):
+        worker_input.parse_csv_block(data, 3, ["age", "note", "disease"], ",")
+
+
 def test_cli_on_workers_reads_a_csv_as_one_machine_does(dask_client, census_csv, cli, tmp_path):
     ours, theirs = tmp_path / "workers", tmp_path / "one"
     address = dask_client.scheduler.address
@@ -477,6 +487,88 @@ def test_runs_of_buckets_by_hand():
     assert run.tolist() == [0, 0, 0, 0, 1, 1, 2, 3, 3]
     assert runs_of_buckets(np.array([9, 9, 9]), 8).tolist() == [0, 1, 2]
     assert runs_of_buckets(np.zeros(4, dtype=np.int64), 8).tolist() == [0, 0, 0, 0]
+
+
+@given(
+    rows=st.lists(st.integers(0, 5_000), min_size=0, max_size=40),
+    workers=st.integers(1, 20),
+    min_slice=st.integers(1, 3_000),
+)
+@settings(max_examples=300, deadline=None)
+def test_block_plan_covers_each_row_group_in_order(rows, workers, min_slice):
+    plan = worker_input.block_plan(rows, workers, min_slice)
+    # every record of every row group once, in file order, as contiguous slices
+    assert [g for g, _, _ in plan] == sorted(g for g, _, _ in plan)
+    for group, n in enumerate(rows):
+        slices = [(lo, hi) for g, lo, hi in plan if g == group]
+        assert slices[0][0] == 0 and slices[-1][1] == n
+        assert all(a[1] == b[0] for a, b in zip(slices, slices[1:], strict=False))
+        sizes = [hi - lo for lo, hi in slices]
+        if len(slices) > 1:  # cut: equal slices, none below the smallest allowed
+            assert min(sizes) >= min_slice and max(sizes) - min(sizes) <= 1
+    if len(rows) >= 2 * workers:
+        assert plan == [(g, 0, n) for g, n in enumerate(rows)]
+    elif rows and all(n >= 2 * workers * min_slice for n in rows):  # records enough to cut
+        assert len(plan) >= 2 * workers
+
+
+@pytest.fixture(scope="module")
+def one_row_group(census_table, tmp_path_factory) -> str:
+    """The census records in a single row group: fewer blocks than workers unless cut."""
+    path = tmp_path_factory.mktemp("one") / "census.parquet"
+    frame = census_table.to_frame()
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path, row_group_size=N)
+    return str(path)
+
+
+def test_a_row_group_cut_into_slices_changes_nothing_published(
+    dask_client, one_row_group, census_table, tmp_path, monkeypatch
+):
+    """A file of one row group is read in slices spread over the workers. Mondrian's groups are
+    still the single-machine ones; Anatomy's release is the one made from the uncut row group
+    (its runs are drawn per row group, then sliced)."""
+    dask_client.wait_for_workers(2, timeout=120)  # a test before may have restarted one
+    assert len(worker_input.block_plan([N], 2, 500)) == 4
+    key = export_order.new_export_key()
+    records = {}
+    for min_slice in (500, 10 * N):  # four slices, then the row group whole
+        monkeypatch.setattr(worker_input, "MIN_SLICE_ROWS", min_slice)
+        out = tmp_path / f"mondrian-{min_slice}"
+        _run(dask_client, one_row_group, census_table, "mondrian", out, l=4,
+             max_partition_rows=2_000)  # fmt: skip
+        single = anonymize(census_table, "mondrian", seed=0, l=4)
+        mondrian = _records(out)
+        assert mondrian["row"].tolist() == list(range(N))
+        assert _same_partition(mondrian["group"].to_numpy(), single.group)
+        out = tmp_path / f"anatomy-{min_slice}"
+        _run(dask_client, one_row_group, census_table, "anatomy", out, l=4,
+             max_partition_rows=2_500, export_key=key)  # fmt: skip
+        records[min_slice] = _records(out)[["row", "group"]].reset_index(drop=True)
+        st_ = pd.read_parquet(out / "published" / "st")
+        sizes = st_.groupby("group")["count"].sum()
+        assert sizes.sum() == N and (4 * st_.groupby("group")["count"].max() <= sizes).all()
+    pd.testing.assert_frame_equal(records[500], records[10 * N])
+
+
+def test_the_slices_are_shared_out_over_the_workers(dask_client, one_row_group, census_table):
+    dask_client.wait_for_workers(2, timeout=120)
+    monkeypatch = pytest.MonkeyPatch()
+    monkeypatch.setattr(worker_input, "MIN_SLICE_ROWS", 500)
+    try:
+        template = census_table.take(np.zeros(0, dtype=np.int64))
+        names = list(template.schema.names)
+        source = worker_input.InputFile.of(one_row_group)
+        domains = {n: np.asarray(template.values[n]) for n in names}
+        blocks, rows, origins = worker_input.coded_blocks(dask_client, source, names, domains, None)
+        frames = dask_client.gather(blocks)
+    finally:
+        monkeypatch.undo()
+    assert rows == [len(f) for f in frames] == [N // 4] * 4
+    assert origins == [(0, b * N // 4, N) for b in range(4)]
+    rows_read = np.concatenate([f[worker_input.ROW].to_numpy() for f in frames])
+    assert rows_read.tolist() == list(range(N))
+    holders = dask_client.who_has(blocks)
+    assert len({w for ws in holders.values() for w in ws}) == 2  # both workers hold blocks
 
 
 def test_a_missing_value_is_named_with_its_row_group(dask_client, census_table, tmp_path):

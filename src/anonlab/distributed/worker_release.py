@@ -106,11 +106,18 @@ def _cut_view(frame: pd.DataFrame, qi: Sequence[int], sensitive: int):
     return q, frame[code_column(sensitive)].to_numpy().astype(np.int64)
 
 
-def _random_runs(frame: pd.DataFrame, seed: int, block: int, n_runs: int) -> np.ndarray:
-    """Anatomy's run of each record of one block: uniform over ``0 .. n_runs-1``, drawn from
-    ``SeedSequence(seed, spawn_key=(block,))`` (independent of the quasi-identifiers)."""
+def _random_runs(
+    frame: pd.DataFrame, seed: int, origin: tuple[int, int, int], n_runs: int
+) -> np.ndarray:
+    """Anatomy's run of each record of one block: uniform over ``0 .. n_runs-1``, drawn for
+    the whole file block the block was cut from (``origin = (file block, first row, its
+    records)``, :func:`~anonlab.distributed.worker_input.block_origins`) from
+    ``SeedSequence(seed, spawn_key=(file block,))`` and sliced: independent of the
+    quasi-identifiers, and of how the file block was cut for the cluster at hand."""
+    block, lo, size = origin
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(block,)))
-    return rng.integers(0, n_runs, size=len(frame), dtype=np.int64).astype(np.int32)
+    runs = rng.integers(0, n_runs, size=size, dtype=np.int64)[lo : lo + len(frame)]
+    return runs.astype(np.int32)
 
 
 def _hilbert_keys(frame: pd.DataFrame, qi: Sequence[int], bits: int) -> np.ndarray:
@@ -390,8 +397,9 @@ def _hilbert_runs(client, blocks, template, qi, max_rows, on_gather):
 
 
 def _run_parts(
-    client, blocks, n, template, qi, s_index, constrained, algorithm, l, seed, max_rows, on_gather
-):
+    client, blocks, origins, n, template, qi, s_index, constrained, algorithm, l, seed, max_rows,
+    on_gather,
+):  # fmt: skip
     """Anatomy's and the Hilb family's parts: runs (random, or of the Hilbert order) merged
     until ℓ-eligible. Returns (run of each record per block, part of each run, part sizes,
     Partitioning without per-record parts)."""
@@ -401,8 +409,8 @@ def _run_parts(
     if algorithm == "anatomy":
         n_runs = max(1, -(-n // max_rows))
         runs = client.map(
-            _random_runs, blocks, [seed] * len(blocks), range(len(blocks)),
-            [n_runs] * len(blocks), pure=False,
+            _random_runs, blocks, [seed] * len(blocks), origins, [n_runs] * len(blocks),
+            pure=False,
         )  # fmt: skip
         method = "random-runs"
     else:
@@ -654,7 +662,7 @@ def anonymize_on_workers(
     with atomic_directory(out, force=force) as tmp:
         # 1. read the blocks on the workers
         t0 = time.perf_counter()
-        blocks, rows = coded_blocks(client, source, names, raw, recode)
+        blocks, rows, origins = coded_blocks(client, source, names, raw, recode)
         n = sum(rows)
         if n < max(k, l, 1):
             raise AnonlabError(f"{str(path)!r} has {n} records, fewer than k = {k} / ℓ = {l}")
@@ -682,7 +690,7 @@ def anonymize_on_workers(
             )  # fmt: skip
         else:
             part_futures, part_of_run, sizes, partitioning = _run_parts(
-                client, blocks, n, template, qi, s_index, constrained, algorithm, l, seed,
+                client, blocks, origins, n, template, qi, s_index, constrained, algorithm, l, seed,
                 max_rows, on_gather,
             )  # fmt: skip
         n_parts = partitioning.n_parts
