@@ -14,8 +14,9 @@ before (one sort per block). The blocks are made by
 :func:`~anonlab.distributed.mapreduce.derive_partitions` and stay on the workers.
 
 Exactness: counts are integers (exact in any order); the summed shares are floats, added per
-row here and then per value combination, not record by record in row order as on one machine,
-so the bucketization estimate agrees to rounding (checked to 1e-12 relative).
+row here and then per value combination, as one machine now does too (over the whole table's
+distinct rows, not per block), so the bucketization estimate agrees to rounding (checked to
+1e-12 relative; bit for bit with one block).
 
 Speed: the passes over a block's records work in place where they can. Dask's nanny starts
 workers with ``MALLOC_TRIM_THRESHOLD_=65536``, which keeps glibc from reusing freed arrays

@@ -11,6 +11,7 @@ from anonlab.errors import AnonlabError
 from anonlab.release import Release
 from anonlab.schema import Kind
 from anonlab.table import Table
+from anonlab.utility.published_classes import published_classes
 from anonlab.utility.workload.generation import (
     Workload,
 )
@@ -21,6 +22,12 @@ _COMPRESS_MIN_QUERIES = 8
 
 #: Elements (queries x rows) handled per array product; bounds memory to a few tens of MB.
 _CHUNK = 1 << 22
+
+#: A bucketized release is estimated over its distinct QI rows unless their merged float64
+#: shares (rows x sensitive values) exceed this many cells per record and ``_MERGE_MIN_CELLS``
+#: (nearly all rows distinct: merging would save little time and cost memory).
+_MERGE_CELLS_PER_RECORD = 2
+_MERGE_MIN_CELLS = 1 << 22
 
 
 def actual_counts(table: Table, workload: Workload) -> np.ndarray:
@@ -49,6 +56,12 @@ def estimated_counts(release: Release, workload: Workload) -> np.ndarray:
     spread uniformly over its members (Xiao & Tao, VLDB 2006, §6). The sensitive counts are the
     published ones (perturbed, for MASK).
 
+    The bucketization estimate is the §6 sum over records, taken over the release's distinct
+    quasi-identifier rows instead (:func:`_estimate_bucketized`): its values equal the sum
+    record by record up to floating-point rounding, not bit for bit (about 1e-15 relative to
+    the exact value; the record-by-record float sum itself drifts by up to about 1e-12 at a
+    million records).
+
     Parameters
     ----------
     release : Release
@@ -63,8 +76,51 @@ def estimated_counts(release: Release, workload: Workload) -> np.ndarray:
     check_workload_matches(release.table, workload)
     if release.scheme == "generalization":
         return _estimate_generalized(release, workload)
+    return _estimate_bucketized(release, workload)
+
+
+def _estimate_bucketized(release: Release, wl: Workload) -> np.ndarray:
+    """The bucketization estimate (Xiao & Tao, VLDB 2006, §6) over the distinct QI rows.
+
+    The §6 estimate is a sum over records, and a record enters it only through its exact
+    quasi-identifier row (which predicates it satisfies) and its group's published shares
+    ``hist[g, v] / |g|``. So the records on one row are merged first: each distinct row (the
+    release's published classes, :func:`~anonlab.utility.published_classes.published_classes`,
+    counted once per release and shared with the re-identification measures) carries the sum
+    of its records' shares, and :func:`qi_sums` runs over the rows with those weights, as the
+    map-reduce estimate does (:mod:`anonlab.distributed.measures.compact`, which with one block
+    gives the same numbers bit for bit). Census data has far fewer rows than records (16,935
+    in census-kdd-workers resampled to 3,000,000 records), so the passes per set of queried
+    attributes read those rows instead of the records.
+
+    The shares are added per row and then per value combination, not record by record: the
+    estimates equal the record-by-record sum up to floating-point rounding, not bit for bit.
+    Shorter sums round less: on 1,000,000 census-kdd-workers records (Anatomy, l = 3, 5, 7;
+    2,000 queries) the merged estimates were within 3e-15 relative of the exact values, the
+    record-by-record sums within 1.1e-12 (with l = 4 every share is a multiple of 1/4 and
+    both are exact).
+
+    When the merged (rows x sensitive values) float64 shares would take more than
+    ``_MERGE_CELLS_PER_RECORD`` cells per record (and more than ``_MERGE_MIN_CELLS``), the
+    rows being nearly all distinct, merging would save little and cost memory: the records
+    are summed one by one as before (:class:`GroupShares`).
+    """
+    table = release.table
     shares = GroupShares(_published_counts(release), release.group_sizes)
-    return qi_sums(release.table, workload, release.group, shares)
+    n_values = shares.shape[1]
+    classes = published_classes(release)
+    m = classes.n_classes
+    if m * n_values > max(_MERGE_CELLS_PER_RECORD * table.n_rows, _MERGE_MIN_CELLS):
+        return qi_sums(table, wl, release.group, shares)
+    if m == 0:
+        return np.zeros(len(wl), dtype=np.float64)
+    record_class = classes.record_class
+    group = release.group.astype(np.intp, copy=False)
+    merged = np.empty((m, n_values), dtype=np.float64, order="F")
+    for v in range(n_values):  # a loop over sensitive values, not records
+        merged[:, v] = np.bincount(record_class, weights=shares.column(v)[group], minlength=m)
+    rows = table.take(classes.representative)  # one record of each row: its exact QI codes
+    return qi_sums(rows, wl, np.arange(m), merged)
 
 
 def _published_counts(release: Release) -> np.ndarray:
@@ -140,11 +196,14 @@ def qi_sums(
     ``key_weights`` is None (actual answers), else ``key_weights[key[r]]`` (bucketization: the
     sensitive shares of r's group), ``key_weights`` a (n_keys, n_values) array or a
     :class:`GroupShares`. Assumes ``wl`` was drawn for ``table``'s schema
-    (:func:`check_workload_matches`); a sum over records, so blocks of rows add up (the
-    map-reduce estimate of :mod:`anonlab.distributed.measures`).
+    (:func:`check_workload_matches`); a sum over the table's rows, so blocks of rows add up
+    and a row may stand for several records with its weights summed (the bucketization
+    estimate, :func:`_estimate_bucketized`, and the map-reduce answers of
+    :mod:`anonlab.distributed.measures` pass the distinct quasi-identifier rows, ``key`` their
+    index and ``key_weights`` their summed shares or counts).
 
     Per set of queried attributes the weights of each value combination are summed over the
-    records in record order (``np.bincount``), one sensitive value at a time, so no
+    rows in row order (``np.bincount``), one sensitive value at a time, so no
     (n_rows, n_values) or (n_keys, n_values) float64 temporary is made.
     """
     out = np.zeros(len(wl), dtype=np.float64)
