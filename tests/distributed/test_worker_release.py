@@ -506,7 +506,7 @@ def test_block_plan_covers_each_row_group_in_order(rows, workers, min_slice):
         sizes = [hi - lo for lo, hi in slices]
         if len(slices) > 1:  # cut: equal slices, none below the smallest allowed
             assert min(sizes) >= min_slice and max(sizes) - min(sizes) <= 1
-    if len(rows) >= 2 * workers:
+    if len(rows) >= workers:
         assert plan == [(g, 0, n) for g, n in enumerate(rows)]
     elif rows and all(n >= 2 * workers * min_slice for n in rows):  # records enough to cut
         assert len(plan) >= 2 * workers

@@ -6,8 +6,8 @@ record's position in the file; the blocks stay on the workers as futures
 (:func:`coded_blocks`). The driver reads only metadata:
 
 * **Parquet** (``.parquet``, ``.pq``): a block is a row group, or a contiguous slice of one
-  when the file has fewer row groups than twice the workers (:func:`block_plan`); the row
-  counts come from the footer.
+  when the file has fewer row groups than workers (:func:`block_plan`); the row counts come
+  from the footer.
 * **CSV** (any other suffix): blocks of about ``blocksize`` bytes cut at line ends by Dask's own
   byte reader (``dask.bytes.read_bytes``, the reader under ``dask.dataframe.read_csv``); the
   driver reads the header line. Each block is parsed on a worker with the options of anonlab's
@@ -271,18 +271,20 @@ def block_plan(
     The work of every stage before the shuffle is shared out by blocks, and a block was a row
     group: a file of 10 row groups kept 6 of 16 workers idle while the records were read and
     Mondrian's cuts counted (measured on a 16-core machine, docs/benchmarks.md). So when the file
-    has fewer row groups than ``2 * workers`` (the map-reduce measures' two blocks a worker),
-    each is cut into ``ceil(2 * workers / row groups)`` equal contiguous slices, none smaller
-    than ``min_slice`` records (default :data:`MIN_SLICE_ROWS` as it is when called). Nothing
-    published depends on the plan: Mondrian's cuts are counted over all blocks, and Anatomy's
-    runs are drawn per row group and then sliced (:func:`block_origins`)."""
+    has fewer row groups than workers, each is cut into ``ceil(2 * workers / row groups)`` equal
+    contiguous slices (two blocks a worker, as the map-reduce measures place them), none
+    smaller than ``min_slice`` records (default :data:`MIN_SLICE_ROWS` as it is when called).
+    A file with at least as many row groups as workers is read as before: on 2 cores, slicing
+    one row group of 2,000,000 records for 2 workers cost 0.3-0.4 s more than it saved
+    (docs/benchmarks.md), the gain needing idle cores. Nothing published depends on the plan:
+    Mondrian's cuts are counted over all blocks, and Anatomy's runs are drawn per row group and
+    then sliced (:func:`block_origins`)."""
     workers = check_int("workers", workers, minimum=1)
     min_slice = (
         MIN_SLICE_ROWS if min_slice is None else check_int("min_slice", min_slice, minimum=1)
     )
     rows = [int(r) for r in rows]
-    target = 2 * workers
-    pieces = 1 if len(rows) >= target else -(-target // max(len(rows), 1))
+    pieces = 1 if len(rows) >= workers else -(-2 * workers // max(len(rows), 1))
     plan = []
     for group, n in enumerate(rows):
         k = max(1, min(pieces, n // min_slice))
