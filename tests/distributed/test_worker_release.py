@@ -571,6 +571,16 @@ def test_the_slices_are_shared_out_over_the_workers(dask_client, one_row_group, 
     assert len({w for ws in holders.values() for w in ws}) == 2  # both workers hold blocks
 
 
+def test_the_shuffle_carries_the_smallest_type_of_each_domain():
+    from anonlab.distributed.worker_release import shuffle_dtypes
+
+    sizes = [1, 2, 256, 257, 65_536, 65_537]
+    assert list(shuffle_dtypes(sizes).values()) == [
+        np.uint8, np.uint8, np.uint8, np.uint16, np.uint16, np.uint32
+    ]  # fmt: skip
+    assert list(shuffle_dtypes(sizes)) == [worker_input.code_column(i) for i in range(6)]
+
+
 def test_a_missing_value_is_named_with_its_row_group(dask_client, census_table, tmp_path):
     frame = census_table.to_frame().iloc[:600].copy()
     frame["age"] = frame["age"].astype("Int64")

@@ -176,11 +176,29 @@ def _part_sizes(part: np.ndarray, n_parts: int) -> np.ndarray:
     return np.bincount(part, minlength=n_parts).astype(np.int64)
 
 
-def _with_part(frame: pd.DataFrame, part: np.ndarray, part_of_run: np.ndarray | None):
+def shuffle_dtypes(domain_sizes: Sequence[int]) -> dict[str, np.dtype]:
+    """The code columns' types for the shuffle: the smallest unsigned integer type that holds
+    each attribute's codes (``uint8`` below 256 values), so that fewer bytes go through the
+    shuffle's buffers; :func:`_anonymize_part` widens them back to the blocks' ``int32``."""
+    return {
+        code_column(i): np.dtype(np.min_scalar_type(max(int(size) - 1, 0)))
+        for i, size in enumerate(domain_sizes)
+    }
+
+
+def _with_part(
+    frame: pd.DataFrame,
+    part: np.ndarray,
+    part_of_run: np.ndarray | None,
+    dtypes: dict[str, np.dtype] | None = None,
+):
     """The block with its records' part (``_part``) and the shuffle's target (``_partitions``,
-    the part itself: one output partition per part)."""
+    the part itself: one output partition per part), its code columns narrowed to ``dtypes``
+    (:func:`shuffle_dtypes`)."""
     part = part if part_of_run is None else part_of_run[part]
     part = np.asarray(part, dtype=np.int64)
+    if dtypes:
+        frame = frame.astype(dtypes)
     return frame.assign(**{PART: part.astype(np.int32), "_partitions": part})
 
 
@@ -218,7 +236,10 @@ def _anonymize_part(
         )
     frame = frame.sort_values(ROW, kind="stable")
     names = template.schema.names
-    codes = {name: frame[code_column(i)].to_numpy() for i, name in enumerate(names)}
+    # the shuffle carried narrow codes (shuffle_dtypes): the blocks' int32 again
+    codes = {
+        name: frame[code_column(i)].to_numpy().astype(np.int32) for i, name in enumerate(names)
+    }
     row = frame[ROW].to_numpy().astype(np.int64)
     table = Table(template.schema, codes, template.values, row, template.dropped, template.types)
     release = anonymize(table, algorithm, seed=seed, **params)
@@ -697,11 +718,17 @@ def anonymize_on_workers(
         timings["parts"] = time.perf_counter() - t0
         # 3. the shuffle: one output partition per part
         t0 = time.perf_counter()
+        dtypes = shuffle_dtypes([len(domains[name]) for name in names])
         tagged = client.map(
-            _with_part, blocks, part_futures, [part_of_run] * len(blocks), pure=False
+            _with_part,
+            blocks,
+            part_futures,
+            [part_of_run] * len(blocks),
+            [dtypes] * len(blocks),
+            pure=False,
         )
         del blocks, part_futures
-        meta = _with_part(read_meta(names), np.zeros(0, dtype=np.int32), None)
+        meta = _with_part(read_meta(names), np.zeros(0, dtype=np.int32), None, dtypes)
         frame = dd.from_delayed(tagged, meta=meta, verify_meta=False)
         # Dask's own P2P shuffle, routed by the ``_partitions`` column as it is (the part):
         # the public DataFrame.shuffle would hash it, putting several parts on one output
