@@ -377,7 +377,7 @@ def test_cli_utility_population_and_sampling_fraction(tmp_path, cli):
 def test_bucketized_classes_by_row_keys_equal_the_rows_own_unique(monkeypatch):
     """The classes of a bucketized release, found from one mixed-radix key per record, are
     those of ``np.unique`` over the quasi-identifier rows (same ids, sizes, representatives),
-    and the rows themselves are used when the key space would overflow int64."""
+    also when the key space would overflow int64 (the keys renumbered between attributes)."""
     import numpy as np
 
     from anonlab import Table

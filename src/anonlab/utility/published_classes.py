@@ -16,11 +16,11 @@ contain the sample (``F_c >= f_c`` for every class); otherwise it is refused. Us
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
 from anonlab._validation import require_release
 from anonlab.errors import AnonlabError
@@ -73,6 +73,10 @@ def published_classes(release: Release) -> PublishedClasses:
     """Group the records of a release by their published quasi-identifiers (see the module's
     notes: exact values under bucketization, published values under generalization).
 
+    Under bucketization class ``c`` is the ``c``-th distinct quasi-identifier row in the
+    lexicographic order of the codes and its representative the first record on it, as
+    ``np.unique`` over the rows numbers them (:func:`distinct_code_rows`).
+
     Counted once per release (the re-identification measures each ask for them), or given by
     :func:`set_published_classes` where they were counted elsewhere."""
     release = require_release(release, where="published_classes")
@@ -86,12 +90,7 @@ def published_classes(release: Release) -> PublishedClasses:
         )
     qis = release.quasi_identifiers
     if release.scheme == "bucketization":
-        rows = _row_keys(release.table, qis)
-        _, first, inverse = np.unique(
-            rows, axis=0 if rows.ndim == 2 else None, return_index=True, return_inverse=True
-        )
-        record_class = inverse.ravel().astype(np.int64)
-        representative = first.astype(np.int64)
+        record_class, representative = distinct_code_rows(release.table, qis)
     else:
         gen = release.generalization
         ids = np.stack(
@@ -107,26 +106,107 @@ def published_classes(release: Release) -> PublishedClasses:
     )
 
 
-#: Key spaces from this size on are not packed into one int64 per record (the rows are used).
+#: Key spaces from this size on are not packed into one int64 per record: the rows packed so far
+#: are numbered first (0..m-1, in the same order), and the packing goes on from there.
 KEY_LIMIT = 2**63
 
+#: From this many records on, a strided sample of the keys (every ``_SAMPLE_STRIDE``-th) decides
+#: between hashing and sorting them (:func:`_number_keys`); fewer are always hashed.
+_SAMPLE_MIN_ROWS = 1 << 17
+_SAMPLE_STRIDE = 16
 
-def _row_keys(table: Table, names: Sequence[str]) -> np.ndarray:
-    """The records' rows over ``names`` as one mixed-radix int64 key each (the codes are
-    non-negative, so the keys' numeric order is the rows' lexicographic order and ``np.unique``
-    numbers them as it numbers the rows: the same classes in the same order), or the rows
-    themselves, ``(n, len(names))``, when the key space reaches 2^63. At 10 million records of
-    7 quasi-identifiers the key sorts in about 2 s and 0.4 GB where the rows took 35 s and 1 GB
-    (a one-off tracemalloc profile, not a kept benchmark).
+
+def distinct_code_rows(table: Table, names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``table`` over the attributes ``names`` (their codes).
+
+    Returns ``(row, first)``: each record's row (int64, 0..m-1) and the first record on each
+    row (int64, ascending by row), the rows numbered in the lexicographic order of their codes:
+    what ``np.unique(table.qi_matrix(names), axis=0, return_index=True, return_inverse=True)``
+    gives, which the bucketized :func:`published_classes` promise (class ``c`` is the ``c``-th
+    distinct quasi-identifier row in code order, its representative the first record on it).
+
+    The codes are packed into one mixed-radix int64 key per record (the codes are non-negative,
+    so the keys' numeric order is the rows' lexicographic order); when the key space would reach
+    ``KEY_LIMIT`` the keys packed so far are numbered 0..m-1 (m <= n records, same order) and the
+    packing goes on from those numbers, so no key overflows. The keys are then numbered by
+    :func:`_number_keys`: hashed (``pandas.factorize``, then only the m distinct keys sorted)
+    where they repeat, sorted where they are mostly distinct. At 3,000,000 census-kdd-workers
+    records (7 quasi-identifiers, 16,935 rows) this took 0.075 s, keys included, where
+    ``np.unique`` on the keys took 0.36 s (a stable sort of every key); on 3,000,000 records of
+    nearly all distinct rows 0.22 s against 0.38 s (medians of 5 on a loaded 2-core machine, a
+    one-off timing, not a kept benchmark).
     """
-    radices = [int(table.domain_size(q)) for q in names]
-    if math.prod(radices) >= KEY_LIMIT:
-        return table.qi_matrix()
-    key = np.zeros(table.n_rows, dtype=np.int64)
-    for q, radix in zip(names, radices, strict=True):  # a loop over attributes, not records
+    n = table.n_rows
+    key = np.zeros(n, dtype=np.int64)
+    space = 1  # the keys so far are in 0..space-1
+    for q in names:  # a loop over attributes, not records
+        codes = table.codes[q]
+        radix = int(table.domain_size(q))
+        if space * radix >= KEY_LIMIT:
+            # m <= n < 2^32 rows so far times a radix < 2^31 (int32 codes): below 2^63
+            key, _ = _number_keys(key, space)
+            space = int(key.max()) + 1 if n else 1
         key *= radix
-        key += table.codes[q]
-    return key
+        key += codes
+        space *= radix
+    return _number_keys(key, space)
+
+
+def _number_keys(key: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(key, return_index=True, return_inverse=True)[2:0:-1]`` for non-negative int64
+    keys below ``space``: each key's rank among the distinct keys (ascending) and the first
+    position of each distinct key, both int64, equal to ``np.unique``'s.
+
+    Hashing costs about the number of keys plus a sort of the m distinct ones, sorting every
+    key about the same whatever m; so from ``_SAMPLE_MIN_ROWS`` keys on, a sample with more
+    than half its keys distinct sends them to the sort."""
+    n = len(key)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    if n >= _SAMPLE_MIN_ROWS:
+        sample = key[::_SAMPLE_STRIDE]
+        if 2 * len(pd.unique(sample)) > len(sample):
+            return _number_sorted(key, space)
+    return _number_hashed(key)
+
+
+def _number_hashed(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_number_keys` by a hash table: ``pandas.factorize`` numbers the keys in order of
+    first appearance, so a key's first position is where the running maximum of those numbers
+    rises; only the distinct keys are then sorted."""
+    n = len(key)
+    seen, distinct = pd.factorize(key)
+    seen = seen.astype(np.int64, copy=False)
+    rises = np.empty(n, dtype=bool)
+    rises[0] = True
+    np.greater(seen[1:], np.maximum.accumulate(seen)[:-1], out=rises[1:])
+    first = np.flatnonzero(rises)  # first position of the keys numbered 0, 1, 2, ... by factorize
+    order = np.argsort(distinct)  # the distinct keys ascending (distinct: any sort is stable)
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return rank[seen], first[order].astype(np.int64)
+
+
+def _number_sorted(key: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_number_keys` by sorting: each key with its position in the low bits, so one
+    (unstable, vectorized) ``np.sort`` of int64 orders equal keys by position, as
+    ``np.unique``'s stable argsort does; ``np.unique`` itself where that would overflow."""
+    n = len(key)
+    bits = max(1, (n - 1).bit_length())
+    if space > np.iinfo(np.int64).max >> bits:
+        _, first, rank = np.unique(key, return_index=True, return_inverse=True)
+        return rank.ravel().astype(np.int64), first.astype(np.int64)
+    packed = key << bits
+    packed |= np.arange(n, dtype=np.int64)
+    packed.sort()
+    position = packed & ((1 << bits) - 1)
+    packed >>= bits  # the keys ascending
+    starts = np.empty(n, dtype=bool)
+    starts[0] = True
+    np.not_equal(packed[1:], packed[:-1], out=starts[1:])
+    rank = np.empty(n, dtype=np.int64)
+    rank[position] = np.cumsum(starts) - 1
+    return rank, position[starts]
 
 
 def set_published_classes(release: Release, classes: PublishedClasses) -> PublishedClasses:

@@ -11,7 +11,7 @@ from anonlab.errors import AnonlabError
 from anonlab.release import Release
 from anonlab.schema import Kind
 from anonlab.table import Table
-from anonlab.utility.published_classes import published_classes
+from anonlab.utility.published_classes import distinct_code_rows, published_classes
 from anonlab.utility.workload.generation import (
     Workload,
 )
@@ -29,6 +29,11 @@ _CHUNK = 1 << 22
 _MERGE_CELLS_PER_RECORD = 2
 _MERGE_MIN_CELLS = 1 << 22
 
+#: The actual answers are counted over the distinct (quasi-identifier row, sensitive value)
+#: cells unless there are more than this fraction of the records (nearly all distinct: merging
+#: would save little and copy the table).
+_CELLS_MAX_FRACTION = 0.75
+
 
 def actual_counts(table: Table, workload: Workload) -> np.ndarray:
     """The answer of each query on the original table.
@@ -41,10 +46,28 @@ def actual_counts(table: Table, workload: Workload) -> np.ndarray:
     Returns
     -------
     ndarray of shape (n_queries,), dtype=int64
+
+    Notes
+    -----
+    A record enters a count only through its quasi-identifiers and its sensitive value, so the
+    records are merged first into their distinct cells (the values of the quasi-identifiers
+    some query uses, and the sensitive value: 27,811 cells in census-kdd-workers resampled to
+    3,000,000 records), each counted, and :func:`qi_sums` runs over the cells with those
+    counts. The counts are integers, summed exactly in float64 in any order: the answers are
+    those of the records one by one, identical. Where the cells are more than
+    ``_CELLS_MAX_FRACTION`` of the records, the records are counted one by one as before.
     """
     check_workload_matches(table, workload)
     sens = workload.sensitive
-    sums = qi_sums(table, workload, table.codes[sens], None)
+    used = [q for j, q in enumerate(workload.quasi_identifiers) if workload.uses[:, j].any()]
+    cell, first = distinct_code_rows(table, [*used, sens])
+    if len(first) > _CELLS_MAX_FRACTION * table.n_rows:
+        del cell, first  # not held while the records are counted
+        sums = qi_sums(table, workload, table.codes[sens], None)
+    else:
+        cells = table.take(first)  # a record of each cell: its codes (those unused are not read)
+        counts = np.bincount(cell, minlength=len(first))
+        sums = qi_sums(cells, workload, cells.codes[sens], None, row_counts=counts)
     return np.rint(sums).astype(np.int64)
 
 
@@ -188,12 +211,18 @@ def check_workload_matches(table: Table, wl: Workload) -> None:
 
 
 def qi_sums(
-    table: Table, wl: Workload, key: np.ndarray, key_weights: np.ndarray | None
+    table: Table,
+    wl: Workload,
+    key: np.ndarray,
+    key_weights: np.ndarray | None,
+    *,
+    row_counts: np.ndarray | None = None,
 ) -> np.ndarray:
     """For each query j: sum over records r satisfying j's QI predicates of w(r) . pred_j(S).
 
     ``w(r)`` is a weight vector over the sensitive domain: the one-hot vector of ``key[r]`` when
-    ``key_weights`` is None (actual answers), else ``key_weights[key[r]]`` (bucketization: the
+    ``key_weights`` is None (actual answers; times ``row_counts[r]`` where given, a row standing
+    for that many records: :func:`actual_counts`), else ``key_weights[key[r]]`` (bucketization: the
     sensitive shares of r's group), ``key_weights`` a (n_keys, n_values) array or a
     :class:`GroupShares`. Assumes ``wl`` was drawn for ``table``'s schema
     (:func:`check_workload_matches`); a sum over the table's rows, so blocks of rows add up
@@ -209,6 +238,8 @@ def qi_sums(
     out = np.zeros(len(wl), dtype=np.float64)
     sens_mask = wl.mask(wl.sensitive)
     n_s = sens_mask.shape[1]
+    if row_counts is not None and key_weights is not None:
+        raise AnonlabError("qi_sums: row_counts weigh the one-hot rows of key_weights=None only")
     key = np.asarray(key)
     if key_weights is not None or key.dtype.kind not in "iu":
         # gathered once per sensitive value and attribute set: intp indices gather 1.5x faster
@@ -223,7 +254,9 @@ def qi_sums(
             if key_weights is None:
                 combo *= n_s  # in place: the combination of each record, with its value
                 combo += key
-                weights = np.bincount(combo, minlength=k * n_s).reshape(k, n_s)
+                # with row_counts: float64 sums of integers, exact
+                weights = np.bincount(combo, weights=row_counts, minlength=k * n_s)
+                weights = weights.reshape(k, n_s)
             else:
                 weights = np.empty((k, n_s), dtype=np.float64)
                 for v in range(n_s):  # a loop over sensitive values, not records
@@ -244,7 +277,10 @@ def qi_sums(
                 if isinstance(key_weights, GroupShares):
                     key_weights = key_weights.dense()
                 per_key = sm if key_weights is None else sm @ key_weights.T
-                out[qr] = np.einsum("qr,qr->q", ind, per_key[:, key])
+                per_row = per_key[:, key]
+                if row_counts is not None:
+                    per_row *= row_counts
+                out[qr] = np.einsum("qr,qr->q", ind, per_row)
     return out
 
 
