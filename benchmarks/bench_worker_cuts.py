@@ -195,7 +195,8 @@ def main() -> None:
     print("| workers | cuts on the workers | one machine (`mondrian_cuts`, records in memory) | "
           "parts | levels | bytes the driver received (histograms) | vs 1 worker |")  # fmt: skip
     print("| --- | --- | --- | --- | --- | --- | --- |")
-    first = rows[0][1]
+    # against 1 worker wherever it stands in --workers' order
+    first = next((r[1] for r in rows if r[0] == 1), rows[0][1])
     for workers, seconds, parts, levels, received in rows:
         print(row(workers, f"{seconds:.2f} s", f"{one_machine:.2f} s", parts, levels,
                   f"{received:,}", f"{first / seconds:.2f}×"))  # fmt: skip

@@ -56,7 +56,7 @@ L = 4
 QUERIES = 10_000
 
 
-def _timed(function, *args) -> float | None:
+def _timed(function, *args) -> float:
     """Seconds ``function(*args)`` took."""
     t0 = time.perf_counter()
     function(*args)
@@ -294,8 +294,9 @@ def main() -> None:
                 if config == "one":
                     print(
                         f"| {algorithm} | one machine | {runs[0]['groups']:,} | | {total:.2f} "
-                        f"| | | | | 1 | | {checks:.2f} | 1 | {_s(utility)} | 1 | "
-                        f"{_s(risk)} | 1 | | "
+                        f"| | | | | 1 | | {checks:.2f} | 1 | {_s(utility)} | "
+                        f"{'—' if utility is None else 1} | {_s(risk)} | "
+                        f"{'—' if risk is None else 1} | | "
                         f"{peak:,.0f} MB | |"
                     )
                     continue

@@ -26,8 +26,9 @@
 # The run of 2026-11-27 (benchmarks/device-runs/2026-11-27-issue21/, docs/benchmarks.md): the
 # warm-up took 38 s, the 10M curve reached the 2-worker Anatomy run when its 300 s ran out
 # (that run alone needs about 35 s more), the measures at 3M finished the checks and the
-# workload in their 150 s (the single machine's workload, 16 s a run, has since become about
-# 10x faster). RELEASE_SECONDS=340 fits the whole curve.
+# workload in their 150 s (the single machine's workload took 16 s a run there; on 2 cores it
+# has since become about 20x faster, docs/benchmarks.md). RELEASE_SECONDS=340 should fit the
+# whole curve (an estimate from that run, not yet tried).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 if compgen -G ".whl/*.whl" >/dev/null; then

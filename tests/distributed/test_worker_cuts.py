@@ -411,8 +411,8 @@ def test_blocks_given_equal_mondrian_cuts(dask_client, synthetic_parquet):
     [shared] = dask_client.scatter([domains], broadcast=True, hash=False)
     n_groups = pq.ParquetFile(path).metadata.num_row_groups
     blocks = [
-        dask_client.submit(worker_cuts._read_block_task, path, g, qi_names, sensitive_name,
-                           shared, pure=False)
+        dask_client.submit(worker_cuts.read_block, path, g, qi_names, sensitive_name, shared,
+                           pure=False)
         for g in range(n_groups)
     ]  # fmt: skip
     got = mondrian_cuts_on_workers(
@@ -421,3 +421,14 @@ def test_blocks_given_equal_mondrian_cuts(dask_client, synthetic_parquet):
     )  # fmt: skip
     assert expected.n_parts >= 2
     _same(got.partitioning(), expected)
+
+
+def test_cell_codes_past_int32():
+    """Cells past int32 (a domain times the sensitive values above 2**31) are int64 and exact:
+    the product is not taken in the codes' int32."""
+    from anonlab.distributed.worker_cuts import cell_codes
+
+    qi = np.asfortranarray(np.array([[70_000, 3], [1, 0]], dtype=np.int32))
+    cell = cell_codes(qi, np.array([39_999, 5]), [70_001, 4], 40_000)
+    assert cell.dtype == np.int64
+    assert cell.tolist() == [[70_000 * 40_000 + 39_999, 3 * 40_000 + 39_999], [40_005, 5]]

@@ -220,7 +220,9 @@ def _worker_addresses(client: Any) -> list[str]:
     return sorted(workers)
 
 
-def _hold(value: Any) -> Any:
+def hold(value: Any) -> Any:
+    """The task that keeps ``value`` (an argument, or another task's result) on the worker it
+    is placed on: submitted with :func:`placement`, it carries the value there."""
     return value
 
 
@@ -248,7 +250,7 @@ def place(client: Any, values: Sequence[Any], name: str, addresses: Sequence[str
     with dask.config.set({"distributed.admin.large-graph-warning-threshold": 2**62}):
         return [
             client.submit(
-                _hold, v, key=f"anonlab-{name}-{i}-{token}", pure=False, **placement(addresses, i)
+                hold, v, key=f"anonlab-{name}-{i}-{token}", pure=False, **placement(addresses, i)
             )
             for i, v in enumerate(values)
         ]

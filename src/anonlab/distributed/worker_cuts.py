@@ -22,12 +22,12 @@ Mondrian+'s) cuts are made.
   gathers one reduced histogram per level and sends back the small cut table with the next
   level's map; at the end the last cuts are applied and the leaves numbered on the workers too.
 
-Where the time went (benchmarks/bench_worker_cuts.py, 2,000,000 records, 8 row groups): not
-the driver (``decide_cuts`` takes about 1 ms a level) nor the bytes moved, but the workers'
-per-record work, three to five times slower in a Dask worker than in a plain process because
-of fresh temporaries (:func:`scratch`), plus a separate apply task per block and level, and
-the strings decoded and hashed again when reading (:func:`read_block` now takes the Parquet
-file's own dictionaries). Per level what is left is the tasks' round trips (tens of ms).
+Why a level has this shape (a one-off profile on benchmarks/bench_worker_cuts.py's data; the
+before/after timings are in docs/benchmarks.md): the time was neither the driver's decisions
+nor the bytes moved, but the workers' per-record work: fresh temporaries in a Dask worker
+(:func:`scratch`), a separate apply task per block and level, and strings decoded and hashed
+again when reading (so :func:`read_block` takes the Parquet file's own dictionaries). What is
+left per level is the tasks' round trips.
 
 Codes. A column's code is its value's position in its domain. The domains
 :func:`parquet_domains` returns are sorted, so codes follow the values' sort order (for a
@@ -187,19 +187,12 @@ def read_block(
     return qi, sensitive
 
 
-def _read_block_task(*args: Any) -> tuple[np.ndarray, np.ndarray]:
-    """The task that reads a block: calls this module's ``read_block`` in the worker's import
-    of the module (so a driver that never reads records can replace its own, e.g. a test)."""
-    import anonlab.distributed.worker_cuts as module
-
-    return module.read_block(*args)
-
-
 def _read_state_task(
     path, row_group, qi_names, sensitive_name, domains, qi_domains, n_values
 ) -> BlockState:
-    """The task that reads a block and keeps its :func:`cell_codes` (through this module's
-    ``read_block`` in the worker's import, as :func:`_read_block_task`)."""
+    """The task that reads a block and keeps its :func:`cell_codes`: calls this module's
+    ``read_block`` in the worker's import of the module (so a driver that never reads records
+    can replace its own, e.g. a test)."""
     import anonlab.distributed.worker_cuts as module
 
     qi, sensitive = module.read_block(path, row_group, qi_names, sensitive_name, domains)
@@ -286,7 +279,7 @@ def scratch(slot: str, n: int, dtype=np.int64) -> np.ndarray:
     every larger temporary array is fresh memory, page-faulted in on first touch and unmapped
     when freed. That, not the arithmetic, made most of a level's time on a worker (the map of
     :func:`~anonlab.distributed.histogram_cuts.level_histograms` on 250,000 records: 10 ms in a
-    plain process, 30-40 ms with that setting, in a one-off profile, not a kept benchmark). The
+    plain process, 30-55 ms with that setting, in a one-off profile, not a kept benchmark). The
     per-record work arrays of :func:`cell_histograms` and :func:`apply_cell_cuts` are therefore
     taken from here: a few bytes per record of the largest block, per worker thread, held
     between tasks. Their
@@ -318,8 +311,10 @@ def cell_codes(
     dtype = next(t for t in (np.int16, np.int32, np.int64) if top <= np.iinfo(t).max)
     cell = np.empty((m, d), dtype=dtype, order="F")
     sens = np.asarray(sensitive).astype(dtype)
+    # int32 codes times n_values overflow int32 where the cells need int64: multiply in int64
+    wide = np.int64 if dtype is np.int64 else None
     for a in range(d):  # a loop over attributes, not records; every value fits ``dtype``
-        np.multiply(qi[:, a], n_values, out=cell[:, a], casting="unsafe")
+        np.multiply(qi[:, a], n_values, out=cell[:, a], dtype=wide, casting="unsafe")
         cell[:, a] += sens
     return cell
 
@@ -421,7 +416,7 @@ def apply_cell_cuts(
     A record goes right when ``code > threshold``, i.e. ``cell >= (threshold + 1)·n_values``.
     Per attribute that some cut uses (a few per level), one gather of the partitions' limits
     and one comparison, in buffers reused across attributes (fresh temporaries are what costs
-    on a Dask worker, see :func:`cell_histograms`); then ``left`` plus ``right - left`` where
+    on a Dask worker, see :func:`scratch`); then ``left`` plus ``right - left`` where
     the record goes right."""
     table = np.asarray(table, dtype=np.int64)
     m = cell.shape[0]
@@ -721,6 +716,9 @@ def mondrian_cuts_on_workers(
         states = client.map(
             _block_state, list(blocks), [qi_domains] * n_groups, [n_values] * n_groups, pure=False
         )
+        # the states hold the cell codes: the blocks given are no longer needed here (a caller
+        # that drops its own references frees them once the states exist)
+        blocks = None
     pending: list[np.ndarray | None] = [None]  # the last cut table, applied by the next map
 
     def level_histogram(open_row: np.ndarray) -> np.ndarray:

@@ -220,11 +220,6 @@ def _slice_task(frame: pd.DataFrame, lo: int, hi: int) -> pd.DataFrame:
     return frame.iloc[lo:hi].reset_index(drop=True).copy()
 
 
-def _moved(frame: pd.DataFrame) -> pd.DataFrame:
-    """The task that carries a slice to the worker it is placed on."""
-    return frame
-
-
 def _code_task(frame, block, row0, names, coding) -> pd.DataFrame:
     """The task that codes a parsed CSV block (``coding`` is ``(domains, recode)``)."""
     return code_text_frame(frame, block, row0, names, *coding)
@@ -269,16 +264,18 @@ def block_plan(
     in file order, for a cluster of ``workers`` workers.
 
     The work of every stage before the shuffle is shared out by blocks, and a block was a row
-    group: a file of 10 row groups kept 6 of 16 workers idle while the records were read and
-    Mondrian's cuts counted (measured on a 16-core machine, docs/benchmarks.md). So when the file
-    has fewer row groups than workers, each is cut into ``ceil(2 * workers / row groups)`` equal
-    contiguous slices (two blocks a worker, as the map-reduce measures place them), none
-    smaller than ``min_slice`` records (default :data:`MIN_SLICE_ROWS` as it is when called).
-    A file with at least as many row groups as workers is read as before: on 2 cores, slicing
-    one row group of 2,000,000 records for 2 workers cost 0.3-0.4 s more than it saved
-    (docs/benchmarks.md), the gain needing idle cores. Nothing published depends on the plan:
-    Mondrian's cuts are counted over all blocks, and Anatomy's runs are drawn per row group and
-    then sliced (:func:`block_origins`)."""
+    group: in the 16-worker run of docs/benchmarks.md the file had 10 row groups, so at most 10
+    workers read the records and counted Mondrian's cuts (read from the settings, not measured
+    apart). So when the file has fewer row groups than workers, each is cut into
+    ``ceil(2 * workers / row groups)`` equal contiguous slices (two blocks a worker, as the
+    map-reduce measures place them), none smaller than ``min_slice`` records (default
+    :data:`MIN_SLICE_ROWS` as it is when called). A file with at least as many row groups as
+    workers is read as before, one block per row group. Slicing gains only where cores are
+    idle: on 2 cores, one row group of 2,000,000 records cut for 2 workers made the read+parts
+    stage up to 0.4 s slower, the totals unchanged (docs/benchmarks.md). Nothing published
+    depends on the plan: Mondrian's cuts are counted over all blocks, and Anatomy's runs are
+    drawn in fixed chunks of each row group
+    (``worker_release.RUN_CHUNK`` records; :func:`block_origins`)."""
     workers = check_int("workers", workers, minimum=1)
     min_slice = (
         MIN_SLICE_ROWS if min_slice is None else check_int("min_slice", min_slice, minimum=1)
@@ -301,7 +298,7 @@ def _parquet_blocks(
     worker it is placed on (the blocks shared evenly, consecutive blocks on one worker).
     Returns the blocks, their record counts and their origins (:func:`block_origins`)."""
     from anonlab.distributed.cluster import worker_count
-    from anonlab.distributed.mapreduce import block_workers, placement
+    from anonlab.distributed.mapreduce import block_workers, hold, placement
 
     groups = block_rows(client, source)
     plan = block_plan(groups, max(worker_count(client), 1))
@@ -319,7 +316,7 @@ def _parquet_blocks(
             blocks.append(read[group])
             continue
         piece = client.submit(_slice_task, read[group], lo, hi, pure=False, retries=2)
-        blocks.append(client.submit(_moved, piece, pure=False, retries=2, **placement(workers, i)))
+        blocks.append(client.submit(hold, piece, pure=False, retries=2, **placement(workers, i)))
     origins = [(group, lo, groups[group]) for group, lo, _ in plan]
     return blocks, [hi - lo for _, lo, hi in plan], origins
 

@@ -106,18 +106,33 @@ def _cut_view(frame: pd.DataFrame, qi: Sequence[int], sensitive: int):
     return q, frame[code_column(sensitive)].to_numpy().astype(np.int64)
 
 
+#: Anatomy's runs are drawn in chunks of this many records of a file block, each chunk from a
+#: stream of its own: a slice of a block draws only the chunks it overlaps.
+RUN_CHUNK = 1 << 16
+
+
 def _random_runs(
-    frame: pd.DataFrame, seed: int, origin: tuple[int, int, int], n_runs: int
+    frame: pd.DataFrame, seed: int, origin: tuple[int, int, int], n_runs: int, chunk: int
 ) -> np.ndarray:
-    """Anatomy's run of each record of one block: uniform over ``0 .. n_runs-1``, drawn for
-    the whole file block the block was cut from (``origin = (file block, first row, its
-    records)``, :func:`~anonlab.distributed.worker_input.block_origins`) from
-    ``SeedSequence(seed, spawn_key=(file block,))`` and sliced: independent of the
-    quasi-identifiers, and of how the file block was cut for the cluster at hand."""
+    """Anatomy's run of each record of one block: uniform over ``0 .. n_runs-1``, independent
+    of the quasi-identifiers. The file block the block was cut from (``origin = (file block,
+    first row, its records)``, :func:`~anonlab.distributed.worker_input.block_origins`) is drawn
+    in chunks of ``chunk`` records (:data:`RUN_CHUNK`, as the driver reads it), chunk ``c``
+    from ``SeedSequence(seed,
+    spawn_key=(file block, c))``; a block takes the chunks it overlaps and keeps its rows. So
+    the runs do not depend on how the file block was cut for the cluster at hand, and a slice
+    draws about its own size, not the whole row group's."""
     block, lo, size = origin
-    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(block,)))
-    runs = rng.integers(0, n_runs, size=size, dtype=np.int64)[lo : lo + len(frame)]
-    return runs.astype(np.int32)
+    hi = lo + len(frame)
+    first, last = lo // chunk, -(-hi // chunk)
+    draws = [
+        np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(block, c))).integers(
+            0, n_runs, size=min(chunk, size - c * chunk), dtype=np.int64
+        )
+        for c in range(first, last)  # a loop over chunks of records, not records
+    ]
+    runs = np.concatenate(draws) if draws else np.zeros(0, dtype=np.int64)
+    return runs[lo - first * chunk : hi - first * chunk].astype(np.int32)
 
 
 def _hilbert_keys(frame: pd.DataFrame, qi: Sequence[int], bits: int) -> np.ndarray:
@@ -431,7 +446,7 @@ def _run_parts(
         n_runs = max(1, -(-n // max_rows))
         runs = client.map(
             _random_runs, blocks, [seed] * len(blocks), origins, [n_runs] * len(blocks),
-            pure=False,
+            [RUN_CHUNK] * len(blocks), pure=False,
         )  # fmt: skip
         method = "random-runs"
     else:
@@ -465,9 +480,6 @@ def _mondrian_parts(
     from anonlab.distributed.partitioning import Partitioning
     from anonlab.distributed.worker_cuts import mondrian_cuts_on_workers
 
-    cut_blocks = client.map(
-        _cut_view, blocks, [qi] * len(blocks), [s_index] * len(blocks), pure=False
-    )
     cuts = mondrian_cuts_on_workers(
         client,
         path,
@@ -480,7 +492,10 @@ def _mondrian_parts(
         max_partition_rows=max_rows,
         domains=domains,
         on_gather=on_gather,
-        blocks=cut_blocks,
+        # not kept here: once the cell codes are made, the views' int32 copies are freed
+        blocks=client.map(
+            _cut_view, blocks, [qi] * len(blocks), [s_index] * len(blocks), pure=False
+        ),
         block_rows=rows,
     )
     maps = client.map(_part_sizes, cuts.part_futures, [cuts.n_parts] * len(blocks), pure=False)
