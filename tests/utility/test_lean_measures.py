@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from unittest import mock
 
+import anonlab_utility_test_support as _support  # tests/utility/conftest.py
 import numpy as np
-import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from anonlab import Hierarchy, Release, Table
+from anonlab import Release
 from anonlab.utility import (
     average_class_size,
     discernibility,
@@ -30,42 +30,18 @@ from anonlab.utility.published_classes import published_classes
 from anonlab.utility.workload import answers as wmod
 from anonlab.utility.workload import qi_sums
 
-HIER = Hierarchy([["a", "ab"], ["b", "ab"], ["c", "cde"], ["d", "cde"], ["e", "cde"]])
 
-
-@st.composite
-def releases(draw, max_rows: int = 40):
-    """A random release: 1-4 quasi-identifiers (numeric, categorical, with a hierarchy), a
-    sensitive attribute of 2-6 values, random groups, sometimes perturbed published values."""
-    n = draw(st.integers(1, max_rows))
-    n_qi = draw(st.integers(1, 4))
-    cols, numeric, hierarchies = {}, [], {}
-    for i in range(n_qi):
-        kind = draw(st.sampled_from(["num", "cat", "hier"]))
-        name = f"q{i}"
-        if kind == "num":
-            cols[name] = draw(st.lists(st.integers(0, 9), min_size=n, max_size=n))
-            numeric.append(name)
-        else:
-            cols[name] = draw(st.lists(st.sampled_from("abcde"), min_size=n, max_size=n))
-            if kind == "hier":
-                hierarchies[name] = HIER
-    values = [f"s{i}" for i in range(draw(st.integers(2, 6)))]
-    cols["s"] = draw(st.lists(st.sampled_from(values), min_size=n, max_size=n))
-    t = Table.from_frame(
-        pd.DataFrame(cols),
-        quasi_identifiers=[f"q{i}" for i in range(n_qi)],
-        sensitive="s",
-        numeric=numeric,
-        hierarchies=hierarchies,
+def releases():
+    """A random release: up to 40 records, 1-4 quasi-identifiers (numeric, categorical, with a
+    hierarchy), a sensitive attribute of 2-6 values, groups 0..7, sometimes perturbed
+    published values."""
+    return _support.random_releases(
+        max_rows=40,
+        max_qis=4,
+        max_code=9,
+        sensitive=st.integers(2, 6).map(lambda k: [f"s{i}" for i in range(k)]),
+        max_group=7,
     )
-    group = np.array(draw(st.lists(st.integers(0, 7), min_size=n, max_size=n)))
-    scheme = draw(st.sampled_from(["generalization", "bucketization"]))
-    published = None
-    if draw(st.booleans()):
-        size = t.domain_size("s")
-        published = np.array(draw(st.lists(st.integers(0, size - 1), min_size=n, max_size=n)))
-    return Release(t, group, scheme, published_sensitive=published)
 
 
 def _fresh(release: Release) -> Release:

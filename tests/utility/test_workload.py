@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from unittest import mock
 
+import anonlab_utility_test_support as _support  # tests/utility/conftest.py
 import numpy as np
 import pandas as pd
 import pytest
@@ -185,42 +186,16 @@ def brute_estimate(release: Release, wl: Workload) -> list[float]:
     return out
 
 
-HIER = Hierarchy([["a", "ab"], ["b", "ab"], ["c", "cde"], ["d", "cde"], ["e", "cde"]])
-
-
-@st.composite
-def releases(draw):
-    n = draw(st.integers(1, 14))
-    n_qi = draw(st.integers(1, 3))
-    cols, numeric, hierarchies = {}, [], {}
-    for i in range(n_qi):
-        kind = draw(st.sampled_from(["num", "cat", "hier"]))
-        name = f"q{i}"
-        if kind == "num":
-            cols[name] = draw(st.lists(st.integers(0, 6), min_size=n, max_size=n))
-            numeric.append(name)
-        else:
-            cols[name] = draw(st.lists(st.sampled_from("abcde"), min_size=n, max_size=n))
-            if kind == "hier":
-                hierarchies[name] = HIER
-    sensitive_values = draw(st.sampled_from([["x", "y", "z", "w"], [0, 1, 2, 3]]))  # or numeric
-    cols["s"] = draw(st.lists(st.sampled_from(sensitive_values), min_size=n, max_size=n))
-    if sensitive_values[0] == 0:
-        numeric.append("s")
-    t = Table.from_frame(
-        pd.DataFrame(cols),
-        quasi_identifiers=[f"q{i}" for i in range(n_qi)],
-        sensitive="s",
-        numeric=numeric,
-        hierarchies=hierarchies,
+def releases():
+    """Up to 14 records, 1-3 quasi-identifiers, a sensitive attribute of four strings or four
+    numbers, groups 0..4."""
+    return _support.random_releases(
+        max_rows=14,
+        max_qis=3,
+        max_code=6,
+        sensitive=st.sampled_from([["x", "y", "z", "w"], [0, 1, 2, 3]]),
+        max_group=4,
     )
-    group = np.array(draw(st.lists(st.integers(0, 4), min_size=n, max_size=n)))
-    scheme = draw(st.sampled_from(["generalization", "bucketization"]))
-    published = None
-    if draw(st.booleans()):
-        size = t.domain_size("s")
-        published = np.array(draw(st.lists(st.integers(0, size - 1), min_size=n, max_size=n)))
-    return Release(t, group, scheme, published_sensitive=published)
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -159,7 +159,9 @@ def _number_keys(key: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
 
     Hashing costs about the number of keys plus a sort of the m distinct ones, sorting every
     key about the same whatever m; so from ``_SAMPLE_MIN_ROWS`` keys on, a sample with more
-    than half its keys distinct sends them to the sort."""
+    than half its keys distinct sends them to the sort. (3,000,000 keys, medians of 5 on a
+    loaded 2-core machine, a one-off timing: 16,935 distinct, hashed 0.06 s, sorted 0.22 s;
+    all distinct, hashed 0.75 s, sorted 0.23 s.)"""
     n = len(key)
     if n == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)

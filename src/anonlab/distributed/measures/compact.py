@@ -91,18 +91,10 @@ def compact_block(part: Partition, shared: tuple[int, Any]) -> CompactBlock:
     counts = np.bincount(cell, minlength=m * n_values).reshape(m, n_values)
     shares = None
     if shares_from is not None:
+        from anonlab.utility.workload.answers import summed_shares  # as on one machine
+
         histogram, sizes = shares_from
-        by_value = np.ascontiguousarray(np.asarray(histogram).T)  # one value's counts a row
-        group = part.group.astype(np.intp)
-        size = np.asarray(sizes, dtype=np.int64)[group].astype(np.float64)
-        count = np.empty(len(group), dtype=by_value.dtype)
-        share = np.empty(len(group), dtype=np.float64)
-        shares = np.empty((m, n_values), dtype=np.float64, order="F")
-        for v in range(n_values):
-            # each record's share of value v: the same division as on one machine
-            np.take(by_value[v], group, out=count)
-            np.divide(count, size, out=share)
-            shares[:, v] = np.bincount(inv, weights=share, minlength=m)
+        shares = summed_shares(inv, m, part.group, histogram, sizes)
     return CompactBlock(
         table.take(one), counts.astype(np.int64, copy=False), shares, part.n_rows, keys
     )

@@ -51,7 +51,8 @@ quasi-identifier row and its group's shares ``hist[g, v] / |g|``, so the records
 merged first (their shares summed) and the sum runs over the distinct rows with those weights,
 as in the map-reduce estimate. The estimates therefore equal Xiao & Tao's §6 sum taken record by
 record up to floating-point rounding, not bit for bit: about 1e-15 relative to the exact value,
-where the record-by-record float sum itself drifts by up to about 1e-12 at a million records.
+where the record-by-record float sum itself drifted by up to about 1e-12 at a million records
+(a one-off measurement: :func:`~anonlab.utility.workload.answers.estimated_counts`).
 """
 
 from __future__ import annotations

@@ -51,11 +51,12 @@ def actual_counts(table: Table, workload: Workload) -> np.ndarray:
     -----
     A record enters a count only through its quasi-identifiers and its sensitive value, so the
     records are merged first into their distinct cells (the values of the quasi-identifiers
-    some query uses, and the sensitive value: 27,811 cells in census-kdd-workers resampled to
-    3,000,000 records), each counted, and :func:`qi_sums` runs over the cells with those
-    counts. The counts are integers, summed exactly in float64 in any order: the answers are
-    those of the records one by one, identical. Where the cells are more than
-    ``_CELLS_MAX_FRACTION`` of the records, the records are counted one by one as before.
+    some query uses, and the sensitive value: 33,795 cells in census-kdd-workers, as many
+    resampled to 3,000,000 records, when the queries use all seven), each counted, and
+    :func:`qi_sums` runs over the cells with those counts. The counts are integers, summed
+    exactly in float64 in any order: the answers are those of the records one by one,
+    identical. Where the cells are more than ``_CELLS_MAX_FRACTION`` of the records, the
+    records are counted one by one as before.
     """
     check_workload_matches(table, workload)
     sens = workload.sensitive
@@ -82,8 +83,9 @@ def estimated_counts(release: Release, workload: Workload) -> np.ndarray:
     The bucketization estimate is the §6 sum over records, taken over the release's distinct
     quasi-identifier rows instead (:func:`_estimate_bucketized`): its values equal the sum
     record by record up to floating-point rounding, not bit for bit (about 1e-15 relative to
-    the exact value; the record-by-record float sum itself drifts by up to about 1e-12 at a
-    million records).
+    the exact value; the record-by-record float sum itself drifted by up to about 1e-12 at a
+    million records: a one-off measurement, see :func:`_estimate_bucketized`; the tests hold
+    the merged estimates to 1e-13 of exact fractions).
 
     Parameters
     ----------
@@ -119,9 +121,9 @@ def _estimate_bucketized(release: Release, wl: Workload) -> np.ndarray:
     The shares are added per row and then per value combination, not record by record: the
     estimates equal the record-by-record sum up to floating-point rounding, not bit for bit.
     Shorter sums round less: on 1,000,000 census-kdd-workers records (Anatomy, l = 3, 5, 7;
-    2,000 queries) the merged estimates were within 3e-15 relative of the exact values, the
-    record-by-record sums within 1.1e-12 (with l = 4 every share is a multiple of 1/4 and
-    both are exact).
+    2,000 queries; a one-off measurement, not a kept test) the merged estimates were within
+    3e-15 relative of the exact values, the record-by-record sums within 1.1e-12 (with l = 4
+    every share is a multiple of 1/4 and both are exact).
 
     When the merged (rows x sensitive values) float64 shares would take more than
     ``_MERGE_CELLS_PER_RECORD`` cells per record (and more than ``_MERGE_MIN_CELLS``), the
@@ -129,21 +131,43 @@ def _estimate_bucketized(release: Release, wl: Workload) -> np.ndarray:
     are summed one by one as before (:class:`GroupShares`).
     """
     table = release.table
-    shares = GroupShares(_published_counts(release), release.group_sizes)
-    n_values = shares.shape[1]
+    counts = _published_counts(release)
     classes = published_classes(release)
     m = classes.n_classes
-    if m * n_values > max(_MERGE_CELLS_PER_RECORD * table.n_rows, _MERGE_MIN_CELLS):
-        return qi_sums(table, wl, release.group, shares)
+    if m * counts.shape[1] > max(_MERGE_CELLS_PER_RECORD * table.n_rows, _MERGE_MIN_CELLS):
+        return qi_sums(table, wl, release.group, GroupShares(counts, release.group_sizes))
     if m == 0:
         return np.zeros(len(wl), dtype=np.float64)
-    record_class = classes.record_class
-    group = release.group.astype(np.intp, copy=False)
-    merged = np.empty((m, n_values), dtype=np.float64, order="F")
-    for v in range(n_values):  # a loop over sensitive values, not records
-        merged[:, v] = np.bincount(record_class, weights=shares.column(v)[group], minlength=m)
+    merged = summed_shares(classes.record_class, m, release.group, counts, release.group_sizes)
     rows = table.take(classes.representative)  # one record of each row: its exact QI codes
     return qi_sums(rows, wl, np.arange(m), merged)
+
+
+def summed_shares(
+    row: np.ndarray, n_rows: int, group: np.ndarray, counts: np.ndarray, sizes: np.ndarray
+) -> np.ndarray:
+    """Per row, the sum of its records' group shares ``counts[g, v] / sizes[g]``: shape
+    (n_rows, n_values), float64, column-major.
+
+    ``row`` and ``group``: each record's row (0..n_rows-1) and group; ``counts``: the
+    published sensitive histogram (any integer dtype), ``sizes`` the group sizes. Each share
+    is the float64 quotient :class:`GroupShares` makes, and a row's shares are added in record
+    order, one sensitive value at a time into buffers made once (no (records, values)
+    temporary): what the bucketization estimate (:func:`_estimate_bucketized`) and the
+    map-reduce blocks (:func:`anonlab.distributed.measures.compact.compact_block`) both sum,
+    so that one block gives the same numbers bit for bit.
+    """
+    counts = np.asarray(counts)
+    group = np.asarray(group).astype(np.intp, copy=False)
+    size = np.asarray(sizes, dtype=np.int64)[group].astype(np.float64)
+    count = np.empty(len(group), dtype=counts.dtype)
+    share = np.empty(len(group), dtype=np.float64)
+    out = np.empty((n_rows, counts.shape[1]), dtype=np.float64, order="F")
+    for v in range(counts.shape[1]):  # a loop over sensitive values, not records
+        np.take(counts[:, v], group, out=count)
+        np.divide(count, size, out=share)
+        out[:, v] = np.bincount(row, weights=share, minlength=n_rows)
+    return out
 
 
 def _published_counts(release: Release) -> np.ndarray:
@@ -171,7 +195,6 @@ class GroupShares:
     def __init__(self, counts: np.ndarray, sizes: np.ndarray) -> None:
         self.counts = counts
         self.sizes = sizes
-        self.shape = counts.shape
 
     def column(self, v: int) -> np.ndarray:
         """``counts[:, v] / sizes``, shape (n_groups,), float64."""
