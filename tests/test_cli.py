@@ -300,3 +300,12 @@ def test_attack_foreground_through_cli(tmp_path, cli):
                        (["--sensitive-values", "Nope"], "Nope")):  # fmt: skip
         code, _, err = cli(["attack", "foreground", str(out), *bad])
         assert code == 2 and words in err and "Traceback" not in err
+
+
+def test_attack_rules_refuses_bad_options_naming_them(released, cli):
+    """--min-exp outside (0, 1) (NaN included) and --max-conditions below 1: exit 2, the
+    message names the option (checked before the release is read)."""
+    for bad, words in ((["--min-exp", "nan"], "--min-exp"), (["--min-exp", "1"], "--min-exp"),
+                       (["--max-conditions", "0"], "--max-conditions")):  # fmt: skip
+        code, _, err = cli(["attack", "rules", str(released), "--dataset", "adult", *bad])
+        assert code == 2 and words in err and "Traceback" not in err, err

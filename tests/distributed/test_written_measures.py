@@ -398,6 +398,40 @@ def test_audit_of_a_written_release_equals_the_redacted_single_machine_audit(
     assert all(h.startswith("not over written parts: ") for h in skipped.values())
 
 
+@pytest.mark.parametrize("parameters", [{"l": 4}, {"k": 4}])
+def test_written_worst_case_from_group_statistics(census_table, parameters):
+    """The written audit's worst case reads only the groups' statistics: the single machine's
+    redacted finding, with a stated promise (1/ℓ) and without one (each group's random-worlds
+    maximum, read from its histogram instead of its records)."""
+    from anonlab.distributed.written_audit import _worst_case_finding
+    from anonlab.distributed.written_release import table_without_records
+    from anonlab.report.audit import audit, audit_options
+    from anonlab.report.decision import Thresholds
+
+    # mixed groups in the first half; in the second, one group per sensitive value (its
+    # disclosure 1 from k = 0: above 1/ℓ at once, never above its own random-worlds maximum)
+    group = np.random.default_rng(0).integers(0, 400, N)
+    sensitive = census_table.codes[census_table.require_sensitive()]
+    group[N // 2 :] = 400 + sensitive[N // 2 :]
+    group = np.unique(group, return_inverse=True)[1].ravel()
+    one = Release(census_table, group, "generalization", {"parameters": parameters})
+    [theirs] = audit(one, stages=["worst-case"]).redacted().findings
+    hist = np.asarray(one.sensitive_histogram)
+    bare = Release._from_statistics(
+        table_without_records(census_table, N), one.n_groups, one.group_sizes, lambda: hist,
+        "generalization",
+    )  # fmt: skip
+    bare.manifest["parameters"] = parameters
+    ours = _worst_case_finding(bare, audit_options(None, 0, Thresholds())).redacted()
+    ja, jb = ours.to_json(), theirs.to_json()
+    ja.pop("seconds"), jb.pop("seconds")
+    _same(ja, jb, "worst-case")
+    # not vacuous: records at two different smallest k (ℓ: 0 and 1; none: 1 and never)
+    first = ours.measures["smallest_k_above_promise"]
+    assert ours.verdict == "at risk" and sum(first.values()) == N
+    assert len([k for k, records in first.items() if records]) == 2
+
+
 def test_cli_audit_of_a_written_release(dask_client, written, cli, tmp_path):
     path = written["mondrian"]
     address = dask_client.scheduler.address

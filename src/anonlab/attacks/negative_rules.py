@@ -253,9 +253,14 @@ def _know(release: Release, options: Mapping[str, Any]) -> Knowledge:
 
     min_expectation = options.get("min_expectation", 0.9)
     rules = mine_negative_rules(release.table, min_expectation, 1)
-    params = release.manifest.get("parameters", {})
-    l = int(params.get("l") or params.get("m") or 2)  # MASK promises 1/m
+    l = promised_l(release.manifest.get("parameters", {}))
     return Knowledge({"rules": rules, "l": l}, knowledge_words(len(rules.rules), min_expectation))
+
+
+def promised_l(parameters: Mapping[str, Any]) -> int:
+    """The ℓ a release's parameters promise against the negative-rule attacker: its ``l``, or
+    MASK's ``m`` (it promises 1/m), else 2."""
+    return int(parameters.get("l") or parameters.get("m") or 2)
 
 
 def knowledge_words(n_rules: int, min_expectation: float) -> str:

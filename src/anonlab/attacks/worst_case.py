@@ -238,22 +238,12 @@ def _judge(
     # random-worlds maximum, so no record is at risk at k = 0).
     group_bound = np.zeros(release.n_groups, dtype=np.float64)
     np.maximum.at(group_bound, release.group, bound)
-    bound = group_bound[release.group]
     n = release.table.n_rows
-    first_above = np.full(n, -1, dtype=np.int64)  # smallest k above the promise; -1: none <= K
-    first_certain = np.full(n, -1, dtype=np.int64)  # smallest k with disclosure 1
-    above_by_k = []
-    tick = options.get("tick")
-    for k in range(k_max + 1):
-        per_record = per_group_by_k[k][release.group]
-        above = per_record > bound + 1e-9
-        first_above[(first_above < 0) & above] = k
-        first_certain[(first_certain < 0) & (per_record >= 1 - 1e-12)] = k
-        above_by_k.append(int(above.sum()))
-        if tick is not None:
-            tick(k + 1, k_max + 1)
-    risk = (first_above >= 0) & (first_above <= k_verdict)
-    never = int((first_above < 0).sum())
+    sizes = np.asarray(release.group_sizes, dtype=np.int64)
+    first_above, first_certain, above_by_k = groups_above_promise(
+        per_group_by_k, group_bound, sizes, k_max, tick=options.get("tick")
+    )
+    risk = ((first_above >= 0) & (first_above <= k_verdict))[release.group]
     worst = []
     if witness.record is not None:
         worst.append(
@@ -278,18 +268,40 @@ def _judge(
         risk_fields=at_risk_fields(risk),
         considered=n,
         above_by_k=above_by_k,
-        smallest_k_above={
-            **{str(k): int((first_above == k).sum()) for k in range(k_max + 1)},
-            f"> {k_max}": never,
-        },
-        smallest_k_certain={
-            **{str(k): int((first_certain == k).sum()) for k in range(k_max + 1)},
-            f"> {k_max}": int((first_certain < 0).sum()),
-        },
+        smallest_k_above=records_by_smallest_k(first_above, sizes, k_max),
+        smallest_k_certain=records_by_smallest_k(first_certain, sizes, k_max),
         strongest=witness.explain(),
         worst=worst,
         settings=inference.settings,
     )
+
+
+def groups_above_promise(
+    per_group: np.ndarray, bound: np.ndarray, sizes: np.ndarray, k_max: int, tick: Any = None
+) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """Per group, the smallest ``k`` at which its maximum disclosure (``per_group``, shape
+    ``(k_max + 1, n_groups)``) exceeds its promise ``bound`` and the smallest at which it
+    reaches 1 (-1: none up to ``k_max``), and the records (``sizes``: per group) above the
+    promise at each ``k``; ``tick(done, total)`` after each ``k``."""
+    first_above = np.full(len(sizes), -1, dtype=np.int64)
+    first_certain = np.full(len(sizes), -1, dtype=np.int64)
+    above_by_k = []
+    for k in range(k_max + 1):
+        above = per_group[k] > bound + 1e-9
+        first_above[(first_above < 0) & above] = k
+        first_certain[(first_certain < 0) & (per_group[k] >= 1 - 1e-12)] = k
+        above_by_k.append(int(sizes[above].sum()))
+        if tick is not None:
+            tick(k + 1, k_max + 1)
+    return first_above, first_certain, above_by_k
+
+
+def records_by_smallest_k(first: np.ndarray, sizes: np.ndarray, k_max: int) -> dict[str, int]:
+    """Records by their group's smallest ``k`` (``first``, per group, -1: none up to
+    ``k_max``, counted as ``"> k_max"``), as :func:`groups_above_promise` gives it."""
+    out = {str(k): int(sizes[first == k].sum()) for k in range(k_max + 1)}
+    out[f"> {k_max}"] = int(sizes[first < 0].sum())
+    return out
 
 
 def worst_case_finding(
@@ -311,8 +323,9 @@ def worst_case_finding(
     promise in words, the records at risk (``risk_fields``: verdict, count and positions, as
     :func:`~anonlab.attacks.common.at_risk_fields` gives them), the records above the promise
     at each ``k`` and the records by the smallest ``k`` at which their group exceeds the
-    promise and becomes certain. The judge here builds them from per-record arrays; a
-    cluster's audit from group sizes (:mod:`anonlab.distributed.written_audit`)."""
+    promise and becomes certain (:func:`groups_above_promise`,
+    :func:`records_by_smallest_k`). The judge here and a cluster's audit
+    (:mod:`anonlab.distributed.written_audit`) build them from the same per-group arrays."""
     implications = curve["implications"]
     at_risk = int(risk_fields["at_risk"])
     return ATTACK.finding(

@@ -74,13 +74,13 @@ def attack_rules(
     on a cluster (--cluster/--workers); without --rules the rules are mined there from the
     release's own records.
     """
-    from anonlab._validation import check_float, check_int
     from anonlab.attacks.negative_rules import negative_rule_attack
     from anonlab.distributed.written_release import is_written
 
-    if not 0 < check_float("min_exp", min_exp) < 1:
+    if not 0 < min_exp < 1:  # NaN too; the errors name the options
         raise AnonlabError(f"--min-exp (minExp) must lie in (0, 1), got {min_exp}")
-    max_conditions = check_int("max_conditions", max_conditions, minimum=1)
+    if max_conditions < 1:
+        raise AnonlabError(f"--max-conditions must be at least 1, got {max_conditions}")
     if is_written(release_dir):
         given = {"--dataset": dataset, "--data": data, "--qi": qi, "--sensitive": sensitive,
                  "--hierarchies": hierarchies, "--hierarchy-set": hierarchy_set,

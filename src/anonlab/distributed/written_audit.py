@@ -21,11 +21,12 @@ same thresholds), with the stages that run over the parts computed on the worker
 
 Each finding is built by the single machine's own finding builders
 (:func:`~anonlab.report.audit.checks_finding`, :func:`~anonlab.report.audit.risk_finding`,
-:func:`~anonlab.report.audit.utility_finding`; the negative-rule attack's record), so verdicts,
+:func:`~anonlab.report.audit.utility_finding`, the attacks' ``*_finding``), so verdicts,
 headlines and measures read the same. Every finding is aggregate: no stage here lists
-individual records (``worst``, ``strongest``, ``example`` stay empty), because their values
-stay on the workers; the audit is still the internal document (its parameters may name
-protected values), and :meth:`~anonlab.report.audit.Audit.redacted` gives the shareable form.
+individual records (``worst`` and ``example`` stay empty, and the only ``strongest`` is the
+worst case's, which names a published group), because their values stay on the workers; the
+audit is still the internal document (its parameters may name protected values), and
+:meth:`~anonlab.report.audit.Audit.redacted` gives the shareable form.
 
 The worst case reads a group only through its sensitive counts, so it runs on the driver from
 the reduced group statistics (the single machine's curve and per-group disclosure; records
@@ -33,11 +34,11 @@ at risk are the sizes of the groups above the promise). Stages that do not run o
 parts are reported as *skipped*, with the reason (the decision neither passes nor fails a
 release on them, and says so): the deFinetti attack (its Gibbs sweeps run on one machine) and
 the algorithm-based attacks (they re-run the algorithm on the records). The per-column
-distributions count each
-column's values on the workers and read the released side from the group statistics and the
-published values; the checks stage's notes on quasi-identifiers published as a group's exact
-value or as the set of its members' values are read from those published values, reduced
-from per-group extremes (:func:`~anonlab.distributed.measures.published_generalization`).
+distributions count each column's values on the workers and read the released side from the
+group statistics and the published values; the checks stage's notes on quasi-identifiers
+published as a group's exact value or as the set of its members' values are read from those
+published values, reduced from per-group extremes
+(:func:`~anonlab.distributed.measures.published_generalization`).
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from typing import Any
 import numpy as np
 
 from anonlab.attacks.contract import stated_promise
+from anonlab.attacks.negative_rules import promised_l
 
 #: The audit stages computed over the written parts; any other is reported as skipped.
 OVER_PARTS = (
@@ -73,6 +75,12 @@ def _skipped(name: str) -> Any:
     )  # fmt: skip
 
 
+def _risk_fields(at_risk: Any) -> dict[str, Any]:
+    """A finding's verdict and records at risk, counted on the workers (as
+    :func:`~anonlab.attacks.common.at_risk_fields` without the positions, which stay there)."""
+    return {"verdict": "at risk" if at_risk else "pass", "at_risk": int(at_risk)}
+
+
 def _rules_finding(summary: dict, min_expectation: float) -> Any:
     """The negative-rule attack's finding from its reduced counts (the attack's own builder,
     without the worst records, which stay on the workers)."""
@@ -89,7 +97,7 @@ def _rules_finding(summary: dict, min_expectation: float) -> Any:
         measures,
         np.asarray(hist["matching"]),
         np.asarray(hist["baseline"]),
-        {"verdict": "at risk" if vulnerable else "pass", "at_risk": int(vulnerable)},
+        _risk_fields(vulnerable),
         {"min_expectation": min_expectation, "max_conditions": 1, "l": summary["l"]},
     )
 
@@ -123,12 +131,7 @@ def _foreground_finding(client: Any, records: Any, max_attributes: int) -> Any:
     (:func:`~anonlab.distributed.written_measures.foreground_of_written_release`), judged on
     the workers against the true values (:func:`_foreground_part`)."""
     from anonlab.attacks.contract import sensitive_labels
-    from anonlab.attacks.foreground.attack import (
-        foreground_finding,
-        inference_settings,
-        inference_summary,
-        target_masks,
-    )
+    from anonlab.attacks.foreground.attack import foreground_finding, target_masks
     from anonlab.distributed.mapreduce import PerBlock, map_reduce
     from anonlab.distributed.written_measures import foreground_of_written_release
 
@@ -138,7 +141,6 @@ def _foreground_finding(client: Any, records: Any, max_attributes: int) -> Any:
     result, release = foreground_of_written_release(
         client, records, values, max_attributes=max_attributes
     )
-    # the summary and settings of the single machine's inference, without its per-record sets
     bound, words = stated_promise(params)
     masks = target_masks(result, sensitive_labels(release))
     starts = list(records.partitions.starts) + [release.table.n_rows]
@@ -150,13 +152,11 @@ def _foreground_finding(client: Any, records: Any, max_attributes: int) -> Any:
     ]  # fmt: skip
     how = {"risk": "sum", "flagged": "sum", "by_set": "sum"}
     out = map_reduce(_foreground_part, records.partitions, PerBlock(tuple(items)), how)
-    at_risk = int(out["risk"])
     return foreground_finding(
         result,
-        inference_summary(result),
-        inference_settings(result, max_attributes),
+        max_attributes,
         words,
-        {"verdict": "at risk" if at_risk else "pass", "at_risk": at_risk},
+        _risk_fields(out["risk"]),
         int(out["flagged"]),
         out["by_set"],
     )
@@ -171,7 +171,9 @@ def _worst_case_finding(release: Any, opts: dict) -> Any:
         LANGUAGES,
         disclosure_by_group_curve,
         disclosure_curve,
+        groups_above_promise,
         maximum_disclosure,
+        records_by_smallest_k,
         worst_case_finding,
     )
 
@@ -179,41 +181,26 @@ def _worst_case_finding(release: Any, opts: dict) -> Any:
     curve = {lang: disclosure_curve(release, k_max, language=lang) for lang in LANGUAGES}
     per_group = np.asarray(disclosure_by_group_curve(release, k_max))
     witness = maximum_disclosure(release, k_verdict)
-    params = release.manifest.get("parameters", {})
     sizes = np.asarray(release.group_sizes, dtype=np.int64)
     # as anonlab.attacks.contract.promise, taken per group at its largest record's bound
-    bound, words = stated_promise(params)
+    bound, words = stated_promise(release.manifest.get("parameters", {}))
     if bound is not None:
         bound = np.full(len(sizes), bound)
     else:
         hist = np.asarray(release.sensitive_histogram)
         bound = hist.max(axis=1) / np.maximum(sizes, 1)
-    first_above = np.full(len(sizes), -1, dtype=np.int64)
-    first_certain = np.full(len(sizes), -1, dtype=np.int64)
-    above_by_k = []
-    for k in range(k_max + 1):
-        above = per_group[k] > bound + 1e-9
-        first_above[(first_above < 0) & above] = k
-        first_certain[(first_certain < 0) & (per_group[k] >= 1 - 1e-12)] = k
-        above_by_k.append(int(sizes[above].sum()))
-    risk = (first_above >= 0) & (first_above <= k_verdict)
-
-    def records_at(first: np.ndarray) -> dict[str, int]:
-        out = {str(k): int(sizes[first == k].sum()) for k in range(k_max + 1)}
-        out[f"> {k_max}"] = int(sizes[first < 0].sum())
-        return out
-
-    at_risk = int(sizes[risk].sum())
+    first_above, first_certain, above_by_k = groups_above_promise(per_group, bound, sizes, k_max)
+    at_risk = sizes[(first_above >= 0) & (first_above <= k_verdict)].sum()
     return worst_case_finding(
         k_verdict=k_verdict,
         k_max=k_max,
         curve=curve,
         words=words,
-        risk_fields={"verdict": "at risk" if at_risk else "pass", "at_risk": at_risk},
+        risk_fields=_risk_fields(at_risk),
         considered=int(sizes.sum()),
         above_by_k=above_by_k,
-        smallest_k_above=records_at(first_above),
-        smallest_k_certain=records_at(first_certain),
+        smallest_k_above=records_by_smallest_k(first_above, sizes, k_max),
+        smallest_k_certain=records_by_smallest_k(first_certain, sizes, k_max),
         strongest=witness.explain(),
         worst=[],
         settings={"k_max": k_max, "worst_case_k": k_verdict},
@@ -336,9 +323,12 @@ def audit_written_release(
             _with_generalization(release, parts)
             finding = checks_finding(results, params, n, value_sets(release), exact_values(release))
         elif name == "negative-rules":
-            l = int(params.get("l") or params.get("m") or 2)  # as the attack's own knowledge
             summary = rule_attack_of_written_release(
-                client, parts, l=l, min_expectation=opts["min_expectation"], max_conditions=1
+                client,
+                parts,
+                l=promised_l(params),
+                min_expectation=opts["min_expectation"],
+                max_conditions=1,
             )
             finding = _rules_finding(summary, opts["min_expectation"])
         elif name == "foreground":

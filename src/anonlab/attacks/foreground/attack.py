@@ -122,8 +122,7 @@ def _judge(
     n_sets = len(res.attribute_sets)
     return foreground_finding(
         res,
-        inference.summary,
-        inference.settings,
+        inference.settings["max_attributes"],
         words,
         at_risk_fields(risk),
         int(flagged.sum()),
@@ -135,8 +134,7 @@ def _judge(
 
 def foreground_finding(
     res: ForegroundResult,
-    summary: dict[str, Any],
-    settings: dict[str, Any],
+    max_attributes: int | None,
     words: str,
     risk_fields: dict[str, Any],
     flagged: int,
@@ -145,8 +143,8 @@ def foreground_finding(
     strongest: str | None = None,
     worst: list[dict] | None = None,
 ) -> Finding:
-    """The foreground stage's finding from the attack's result, its inference's summary and
-    settings (:func:`inference_summary`, :func:`inference_settings`), the promise in
+    """The foreground stage's finding from the attack's result (mined with ``max_attributes``;
+    its summary and settings as the inference's, :func:`inference_of`), the promise in
     words, the records at risk (``risk_fields``: :func:`~anonlab.attacks.common.at_risk_fields`
     of them), the records flagged and the records at risk per attribute set (by the set that
     breaches each). The judge here counts them over the records; a cluster's audit on its
@@ -164,7 +162,7 @@ def foreground_finding(
         **risk_fields,
         considered=n,
         strongest=strongest,
-        measures={"flagged_records": flagged, **summary},
+        measures={"flagged_records": flagged, **inference_summary(res)},
         baseline={"mean": float(res.baseline.mean())},
         worst=worst or [],
         plot={
@@ -173,7 +171,7 @@ def foreground_finding(
             "label": "share of records breached, by the attribute set that breaches them",
         },
         value_paths=[("settings", "targets")],  # sensitive values, of the data's domain
-        settings=settings,
+        settings=inference_settings(res, max_attributes),
     )
 
 
